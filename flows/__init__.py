@@ -1,0 +1,1 @@
+"""Prefect flows: thin wiring around the plain functions of ``pipeline`` and ``generators``."""

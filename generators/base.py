@@ -1,0 +1,114 @@
+"""The contract every procedural family module fulfils.
+
+A family module under ``generators/families/`` defines, in this order:
+
+``NAME``          the registry name (module name, snake_case)
+``Config``        a frozen dataclass subclassing :class:`Knobs`; every knob has a default
+                  and a range declared in ``RANGES``; ``validate()`` raises ``ValueError``
+``LEVELS``        a tuple of dicts, level 0 (easiest) .. 5 (hardest): knob overrides
+``generate``      ``generate(config, rng) -> Problem``: pure, uses only ``rng``
+``score``         optional ``score(answer_text, item) -> float``; default compares the
+                  extracted answer with ``item["answer"]`` according to ``ANSWER_KIND``
+``FAMILY``        ``Family(...)`` tying the above together
+
+Seeds are derived by a stable hash of (family, config, seed, index) so that streams of
+different seeds never overlap and nothing depends on ``PYTHONHASHSEED``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import random
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+GENERATOR_VERSION = "1.0.0"
+
+AnswerKind = Literal["int", "number", "text", "exact", "list", "set"]
+"""How the default scorer compares an extracted answer with the gold one.
+
+``int``    integers, formatting tolerant ("1,000", "1000.0", "+3")
+``number`` floats/fractions within a relative tolerance of 1e-6 ("3/4" == "0.75")
+``text``   case-, whitespace- and surrounding-punctuation-insensitive string equality
+``exact``  whitespace-trimmed exact string equality (ciphers, sequences of moves)
+``list``   ordered comma/space separated tokens, each compared as ``text``
+``set``    unordered comma separated tokens, each compared as ``text``
+"""
+
+
+@dataclass(frozen=True)
+class Knobs:
+    """Base for a family's difficulty knobs.
+
+    Subclasses declare ``RANGES = {"knob": (low, high)}`` for numeric knobs; ``validate``
+    checks them and any extra rule a subclass adds by overriding ``check``.
+    """
+
+    RANGES: ClassVar[Mapping[str, tuple[float, float]]] = {}
+
+    def __post_init__(self) -> None:
+        self.validate()
+
+    def validate(self) -> None:
+        for name, (low, high) in self.RANGES.items():
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise ValueError(f"{type(self).__qualname__}.{name} must be a number, got {value!r}")
+            if not low <= value <= high:
+                raise ValueError(
+                    f"{type(self).__qualname__}.{name}={value!r} is outside its range [{low}, {high}]"
+                )
+        self.check()
+
+    def check(self) -> None:
+        """Cross-knob rules (e.g. ``min <= max``); raise ``ValueError`` with a clear message."""
+
+    def as_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """What ``generate`` returns: the question, the gold answer as text, extra metadata."""
+
+    question: str
+    answer: str
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Family:
+    """A registered procedural task family."""
+
+    name: str
+    description: str
+    config: type[Knobs]
+    levels: tuple[Mapping[str, Any], ...]
+    generate: Callable[[Any, random.Random], Problem]
+    answer_kind: AnswerKind = "exact"
+    score: Callable[[str, Mapping[str, Any]], float] | None = None
+    notes: str = ""
+    """Docs, e.g. where a level's item space is too small to stay unique."""
+
+    def config_for_level(self, level: int) -> Knobs:
+        if not 0 <= level < len(self.levels):
+            raise ValueError(f"{self.name}: level must be in 0..{len(self.levels) - 1}, got {level!r}")
+        return self.config(**dict(self.levels[level]))
+
+
+def canonical_json(value: Any) -> str:
+    """JSON with sorted keys and no whitespace: the stable form hashed everywhere."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def derive_seed(family: str, config: Mapping[str, Any], seed: int, index: int) -> int:
+    """A 64-bit seed from a stable hash, so ``(s, i + 1)`` never equals ``(s + 1, i)``."""
+    payload = canonical_json({"family": family, "config": dict(config), "seed": seed, "index": index})
+    return int.from_bytes(hashlib.sha256(payload.encode()).digest()[:8], "big")
+
+
+def rng_for(family: str, config: Mapping[str, Any], seed: int, index: int) -> random.Random:
+    return random.Random(derive_seed(family, config, seed, index))

@@ -1,0 +1,113 @@
+"""The runtime contract: reset/step/close, isolation, and no crash on any input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pipeline import Environment
+
+
+@pytest.fixture(scope="module")
+def env(store_bundle: Path) -> Environment:
+    return Environment.from_bundle(store_bundle)
+
+
+def test_reset_returns_instruction_and_info(env: Environment) -> None:
+    obs, info = env.reset(seed=1)
+    assert obs["type"] == "task" and obs["instruction"]
+    assert info["task_id"] in {t.id for t in env.tasks}
+    again, info2 = env.reset(seed=1)
+    assert info2["task_id"] == info["task_id"]
+
+
+def test_unknown_task_id_is_a_clear_error(env: Environment) -> None:
+    with pytest.raises(ValueError, match="unknown task_id"):
+        env.reset(task_id="nope")
+
+
+def test_gold_solution_through_step_earns_reward_one(env: Environment) -> None:
+    for task in env.tasks:
+        env.reset(task_id=task.id)
+        for call in task.solution:
+            obs, reward, terminated, truncated, info = env.step(call.model_dump())
+            assert obs["type"] == "tool_result" and info["call_succeeded"], obs
+            assert reward == 0.0 and not terminated
+        obs, reward, terminated, truncated, info = env.step({"answer": task.answer})
+        assert (reward, terminated, truncated) == (1.0, True, False), info["verification"]
+        assert all(c["passed"] for c in info["verification"]["checks"])
+
+
+def test_each_reset_starts_from_the_initial_state(env: Environment) -> None:
+    task = next(t for t in env.tasks if t.verifier.changes)
+    env.reset(task_id=task.id)
+    for call in task.solution:
+        env.step(call.model_dump())
+    env.reset(task_id=task.id)
+    assert env.step({"answer": None})[1] == 0.0
+
+
+def test_step_after_done_and_before_reset(store_bundle: Path) -> None:
+    fresh = Environment.from_bundle(store_bundle)
+    assert fresh.step({"answer": 1})[0]["error"]["code"] == "invalid_state"
+    fresh.reset()
+    fresh.step({"answer": 1})
+    obs, _, terminated, _, _ = fresh.step({"answer": 1})
+    assert obs["error"]["code"] == "invalid_state" and terminated
+    fresh.close()
+    fresh.close()
+
+
+BAD_ACTIONS: list[Any] = [
+    None, 3, "get_order", [], {}, {"tool": 5}, {"tool": "get_order"}, {"tool": "get_order", "arguments": []},
+    {"tool": "get_order", "arguments": {"id": "x"}}, {"tool": "get_order", "arguments": {"id": -1}},
+    {"tool": "get_order", "arguments": {"id": 10**30}}, {"tool": "list_orders", "arguments": {"limit": 10**6}},
+    {"tool": "nope", "arguments": {}}, {"answer": {"a": 1}}, {"answer": 1, "tool": "x"}, {"answer": True},
+    {"tool": "create_category", "arguments": {"name": "x" * 10_000}},
+]
+
+
+@pytest.mark.parametrize("action", BAD_ACTIONS)
+def test_bad_actions_return_errors_without_touching_state(env: Environment, action: Any) -> None:
+    env.reset(task_id=env.tasks[0].id)
+    before = env._session.conn.serialize()  # noqa: SLF001 - white-box check of isolation
+    obs, reward, terminated, truncated, info = env.step(action)
+    assert obs["type"] in ("error", "tool_error"), obs
+    assert obs["error"]["message"]
+    assert reward == 0.0 and not terminated
+    assert env._session.conn.serialize() == before  # noqa: SLF001
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=30),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=10), children, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(tool=st.sampled_from(["get_order", "list_orders", "create_order", "update_product", "cancel_order", "x"]),
+       arguments=json_values)
+def test_step_never_raises_on_arbitrary_arguments(env: Environment, tool: str, arguments: Any) -> None:
+    env.reset(task_id=env.tasks[0].id)
+    obs, reward, terminated, truncated, info = env.step({"tool": tool, "arguments": arguments})
+    assert obs["type"] in ("tool_result", "tool_error")
+    assert not terminated
+
+
+def test_tampered_bundle_is_refused(store_bundle: Path, tmp_path: Path) -> None:
+    import shutil
+
+    from pipeline.bundle import BundleError
+
+    copy = tmp_path / "copy"
+    shutil.copytree(store_bundle, copy)
+    with (copy / "state.sqlite").open("r+b") as fh:
+        fh.seek(200)
+        fh.write(b"\x00\x01")
+    with pytest.raises(BundleError, match="state.sqlite"):
+        Environment.from_bundle(copy)
