@@ -167,5 +167,14 @@ def main() -> None:
     app()
 
 
+def _register_command_modules() -> None:
+    from pipeline.commands import register_all
+
+    register_all(app)
+
+
+_register_command_modules()
+
+
 if __name__ == "__main__":
     main()

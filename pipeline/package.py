@@ -6,49 +6,24 @@ a crash never leaves a half-written bundle where a trainer would look for one.
 
 from __future__ import annotations
 
-import html
 import json
 import shutil
 import tempfile
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from pipeline.blueprint import templates_dir
 from pipeline.bundle import Bundle, load_bundle, pretty_json, write_archive, write_bundle
 from pipeline.ddl import ddl_script
+from pipeline.report import report_html
 from pipeline.schema import Schema
 from pipeline.tasks import Task
 from pipeline.tools import Toolset, openapi_document
 
 
-
 def dockerfile(name: str, version: str) -> str:
     template = (templates_dir() / "Dockerfile.template").read_text(encoding="utf-8")
     return template.replace("{name}", name).replace("{version}", version)
-
-
-def report_html(manifest: dict[str, Any], tasks: list[Task]) -> str:
-    """A self-contained page a person can open: counts, tasks per family and level, drops."""
-    e = html.escape
-    per = Counter((t.family, t.level) for t in tasks)
-    rows_per_table = manifest["counts"]["rows_per_table"]
-    parts = [
-        "<!doctype html><html><head><meta charset='utf-8'>",
-        f"<title>{e(manifest['name'])}@{e(manifest['version'])}</title>",
-        "<style>body{font-family:sans-serif;margin:2em}td,th{padding:2px 8px;border-bottom:1px solid #ddd}</style>",
-        f"</head><body><h1>{e(manifest['title'])}</h1><p>{e(manifest['description'])}</p>",
-        f"<p><code>{e(manifest['name'])}@{e(manifest['version'])}</code> seed {manifest['seed']}, "
-        f"frozen clock {e(manifest['frozen_clock'])}</p>",
-        "<h2>Tables</h2><table><tr><th>table</th><th>rows</th></tr>",
-        *(f"<tr><td>{e(t)}</td><td>{n}</td></tr>" for t, n in rows_per_table.items()),
-        "</table><h2>Tasks per family and level</h2><table><tr><th>family</th><th>level</th><th>tasks</th></tr>",
-        *(f"<tr><td>{e(f)}</td><td>{lvl}</td><td>{n}</td></tr>" for (f, lvl), n in sorted(per.items())),
-        "</table><h2>Dropped candidates</h2><table><tr><th>reason</th><th>count</th></tr>",
-        *(f"<tr><td>{e(r)}</td><td>{n}</td></tr>" for r, n in sorted(manifest["counts"]["dropped"].items())),
-        "</table></body></html>\n",
-    ]
-    return "".join(parts)
 
 
 def package(
@@ -69,7 +44,7 @@ def package(
         with (scratch / "tasks.jsonl").open("w", encoding="utf-8") as fh:
             for t in tasks:
                 fh.write(json.dumps(t.model_dump(mode="json"), sort_keys=True, ensure_ascii=False) + "\n")
-        (scratch / "report.html").write_text(report_html(manifest, tasks), encoding="utf-8")
+        (scratch / "report.html").write_text(report_html(manifest, schema, state, tasks), encoding="utf-8")
         (scratch / "Dockerfile").write_text(dockerfile(name, version), encoding="utf-8")
         write_bundle(scratch, manifest)
         if target.exists():
