@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,26 +27,14 @@ def dockerfile(name: str, version: str) -> str:
     return template.replace("{name}", name).replace("{version}", version)
 
 
-def package(
-    out: Path, manifest: dict[str, Any], schema: Schema, state: Path, toolset: Toolset, tasks: list[Task],
-) -> Bundle:
-    """Write ``out/<name>/<version>/`` and ``out/<name>/<name>-<version>.tar.gz``; return the loaded bundle."""
+def write_atomically(out: Path, manifest: dict[str, Any], write_files: Callable[[Path], None]) -> Bundle:
+    """Write ``out/<name>/<version>/`` via a scratch directory and one rename, plus the archive."""
     name, version = manifest["name"], manifest["version"]
     target = Path(out) / name / version
     target.parent.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f".{version}-", dir=target.parent))
     try:
-        (scratch / "schema.json").write_text(pretty_json(json.loads(schema.model_dump_json())), encoding="utf-8")
-        (scratch / "schema.sql").write_text(ddl_script(schema, "sqlite"), encoding="utf-8")
-        shutil.copyfile(state, scratch / "state.sqlite")
-        (scratch / "tools.json").write_text(pretty_json(json.loads(toolset.model_dump_json())), encoding="utf-8")
-        doc = openapi_document(toolset, manifest["title"], version)
-        (scratch / "openapi.json").write_text(pretty_json(doc), encoding="utf-8")
-        with (scratch / "tasks.jsonl").open("w", encoding="utf-8") as fh:
-            for t in tasks:
-                fh.write(json.dumps(t.model_dump(mode="json"), sort_keys=True, ensure_ascii=False) + "\n")
-        (scratch / "report.html").write_text(report_html(manifest, schema, state, tasks), encoding="utf-8")
-        (scratch / "Dockerfile").write_text(dockerfile(name, version), encoding="utf-8")
+        write_files(scratch)
         write_bundle(scratch, manifest)
         if target.exists():
             shutil.rmtree(target)
@@ -55,3 +44,24 @@ def package(
         raise
     write_archive(target, target.parent / f"{name}-{version}.tar.gz")
     return load_bundle(target)
+
+
+def package(
+    out: Path, manifest: dict[str, Any], schema: Schema, state: Path, toolset: Toolset, tasks: list[Task],
+) -> Bundle:
+    """Write a tool-use bundle: schema, state, tools, tasks, report and Dockerfile."""
+
+    def write(scratch: Path) -> None:
+        (scratch / "schema.json").write_text(pretty_json(json.loads(schema.model_dump_json())), encoding="utf-8")
+        (scratch / "schema.sql").write_text(ddl_script(schema, "sqlite"), encoding="utf-8")
+        shutil.copyfile(state, scratch / "state.sqlite")
+        (scratch / "tools.json").write_text(pretty_json(json.loads(toolset.model_dump_json())), encoding="utf-8")
+        doc = openapi_document(toolset, manifest["title"], manifest["version"])
+        (scratch / "openapi.json").write_text(pretty_json(doc), encoding="utf-8")
+        with (scratch / "tasks.jsonl").open("w", encoding="utf-8") as fh:
+            for t in tasks:
+                fh.write(json.dumps(t.model_dump(mode="json"), sort_keys=True, ensure_ascii=False) + "\n")
+        (scratch / "report.html").write_text(report_html(manifest, schema, state, tasks), encoding="utf-8")
+        (scratch / "Dockerfile").write_text(dockerfile(manifest["name"], manifest["version"]), encoding="utf-8")
+
+    return write_atomically(out, manifest, write)

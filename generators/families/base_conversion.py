@@ -1,0 +1,81 @@
+"""Convert an integer between bases 2..36 (digits 0-9 then a-z).
+
+Early levels stay within the common bases 2, 8, 10 and 16; later levels use any base and
+much larger values. Digit case does not matter when scoring (``text`` kind).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import ClassVar
+
+from generators.base import Family, Knobs, Problem
+
+NAME = "base_conversion"
+
+_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
+_COMMON = (2, 8, 10, 16)
+
+
+@dataclass(frozen=True)
+class Config(Knobs):
+    RANGES: ClassVar = {"max_value": (2, 10**30), "min_base": (2, 36), "max_base": (2, 36)}
+
+    max_value: int = 255
+    min_base: int = 2
+    max_base: int = 16
+    common_bases_only: bool = True
+
+    def check(self) -> None:
+        if self.min_base > self.max_base:
+            raise ValueError(f"Config.min_base ({self.min_base}) exceeds max_base ({self.max_base})")
+        if not isinstance(self.common_bases_only, bool):
+            raise ValueError(f"Config.common_bases_only must be a bool, got {self.common_bases_only!r}")
+        if len(self._bases()) < 2:
+            raise ValueError("Config needs at least two bases to convert between")
+
+    def _bases(self) -> list[int]:
+        pool = _COMMON if self.common_bases_only else range(2, 37)
+        return [b for b in pool if self.min_base <= b <= self.max_base]
+
+
+LEVELS = (
+    {"max_value": 255, "common_bases_only": True},
+    {"max_value": 4095, "common_bases_only": True},
+    {"max_value": 100_000, "max_base": 16, "common_bases_only": False},
+    {"max_value": 10**6, "max_base": 36, "common_bases_only": False},
+    {"max_value": 10**9, "max_base": 36, "common_bases_only": False},
+    {"max_value": 10**15, "max_base": 36, "common_bases_only": False},
+)
+
+
+def to_base(value: int, base: int) -> str:
+    if value == 0:
+        return "0"
+    digits = []
+    while value:
+        value, rest = divmod(value, base)
+        digits.append(_DIGITS[rest])
+    return "".join(reversed(digits))
+
+
+def generate(config: Config, rng: random.Random) -> Problem:
+    source, target = rng.sample(config._bases(), 2)
+    value = rng.randint(1, config.max_value)
+    shown = to_base(value, source)
+    question = (
+        f"Convert the base-{source} number {shown} to base {target}. "
+        "Use digits 0-9 then letters a-z for digits above 9, with no prefix."
+    )
+    return Problem(question, to_base(value, target), {"value": value, "source_base": source, "target_base": target})
+
+
+FAMILY = Family(
+    name=NAME,
+    description="Convert integers between bases 2..36.",
+    config=Config,
+    levels=LEVELS,
+    generate=generate,
+    answer_kind="text",
+)

@@ -1,0 +1,136 @@
+"""Decode a Caesar-shifted message of common English words.
+
+Tests letter arithmetic modulo 26 applied consistently over a whole message. Harder levels
+use longer messages and larger shifts (more wrap-around past ``z``) and then take the hint
+away: first the shift is replaced by a known plaintext word (a crib), then nothing is given
+and the solver must try shifts until the text reads as English. Without a shift, every item
+is checked so that no other shift also decodes to a sequence of dictionary words, keeping
+the answer unique.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from collections.abc import Mapping
+from typing import ClassVar
+
+from generators.base import Family, Knobs, Problem
+from generators.families._words import WORD_SET, WORDS, words_by_length
+
+NAME = "caesar_cipher"
+
+HINTS = ("shift", "crib", "none")
+
+
+@dataclass(frozen=True)
+class Config(Knobs):
+    min_words: int = 1
+    max_words: int = 2
+    min_word_len: int = 3
+    max_word_len: int = 5
+    min_shift: int = 1
+    max_shift: int = 3
+    hint: str = "shift"
+    """``shift``: the shift is stated; ``crib``: one plaintext word is given; ``none``."""
+
+    RANGES: ClassVar[Mapping[str, tuple[float, float]]] = {
+        "min_words": (1, 20), "max_words": (1, 20), "min_word_len": (3, 10), "max_word_len": (3, 10),
+        "min_shift": (1, 25), "max_shift": (1, 25),
+    }
+
+    def check(self) -> None:
+        if self.min_words > self.max_words:
+            raise ValueError("caesar_cipher: min_words must be <= max_words")
+        if self.min_word_len > self.max_word_len:
+            raise ValueError("caesar_cipher: min_word_len must be <= max_word_len")
+        if self.min_shift > self.max_shift:
+            raise ValueError("caesar_cipher: min_shift must be <= max_shift")
+        if self.hint not in HINTS:
+            raise ValueError(f"caesar_cipher: hint must be one of {HINTS}, got {self.hint!r}")
+        if self.hint == "crib" and self.max_words < 2:
+            raise ValueError("caesar_cipher: a crib needs messages of at least 2 words")
+
+
+LEVELS: tuple[dict[str, object], ...] = (
+    {"min_words": 1, "max_words": 2, "min_word_len": 3, "max_word_len": 5, "min_shift": 1, "max_shift": 3},
+    {"min_words": 2, "max_words": 3, "min_word_len": 3, "max_word_len": 6, "min_shift": 1, "max_shift": 13},
+    {"min_words": 3, "max_words": 5, "min_word_len": 3, "max_word_len": 7, "min_shift": 1, "max_shift": 25},
+    {"min_words": 4, "max_words": 6, "min_word_len": 4, "max_word_len": 8, "min_shift": 1, "max_shift": 25,
+     "hint": "crib"},
+    {"min_words": 5, "max_words": 8, "min_word_len": 4, "max_word_len": 8, "min_shift": 1, "max_shift": 25,
+     "hint": "none"},
+    {"min_words": 8, "max_words": 12, "min_word_len": 4, "max_word_len": 10, "min_shift": 1, "max_shift": 25,
+     "hint": "none"},
+)
+
+
+def shift_text(text: str, shift: int) -> str:
+    """Shift every lowercase/uppercase letter by ``shift`` places; other characters stay."""
+    out = []
+    for ch in text:
+        if "a" <= ch <= "z":
+            out.append(chr((ord(ch) - 97 + shift) % 26 + 97))
+        elif "A" <= ch <= "Z":
+            out.append(chr((ord(ch) - 65 + shift) % 26 + 65))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _ambiguous(cipher: str, shift: int, crib: str | None) -> bool:
+    """Whether a different shift also explains the ciphertext under the given hint."""
+    for other in range(1, 26):
+        if other == shift:
+            continue
+        words = shift_text(cipher, -other).lower().split()
+        if crib is not None:
+            if crib in words:
+                return True
+        elif all(w in WORD_SET for w in words):
+            return True
+    return False
+
+
+def generate(config: Config, rng: random.Random) -> Problem:
+    pool = words_by_length(WORDS, config.min_word_len, config.max_word_len)
+    for _ in range(200):
+        n_words = rng.randint(config.min_words, config.max_words)
+        words = [rng.choice(pool) for _ in range(n_words)]
+        plain = " ".join(words)
+        shift = rng.randint(config.min_shift, config.max_shift)
+        cipher = shift_text(plain, shift).upper()
+        crib = rng.choice(words) if config.hint == "crib" else None
+        if config.hint != "shift" and _ambiguous(cipher, shift, crib):
+            continue
+        break
+    else:  # pragma: no cover - the word list makes this practically unreachable
+        raise ValueError("caesar_cipher: could not build an unambiguous message")
+
+    if config.hint == "shift":
+        hint = f"Each letter of the original message was shifted forward by {shift} places in the alphabet (wrapping from Z back to A)."
+    elif config.hint == "crib":
+        hint = (f"Each letter was shifted forward by the same unknown number of places (wrapping from Z to A). "
+                f"The original message contains the word \"{crib}\".")
+    else:
+        hint = ("Each letter was shifted forward by the same unknown number of places (wrapping from Z to A). "
+                "The original message consists of common English words.")
+    question = (
+        "Decode this Caesar cipher.\n"
+        f"{hint} Spaces were kept as they are.\n\n"
+        f"Ciphertext: {cipher}\n\n"
+        "Answer with the decoded message only, in lowercase letters, words separated by single spaces."
+    )
+    return Problem(question=question, answer=plain,
+                   extra={"ciphertext": cipher, "shift": shift, "hint": config.hint, "crib": crib})
+
+
+FAMILY = Family(
+    name=NAME,
+    description="Decode a Caesar-shifted message (shift given, a crib word given, or no hint).",
+    config=Config,
+    levels=LEVELS,
+    generate=generate,
+    answer_kind="text",
+    notes="Without a shift hint, items are rejected when another shift also decodes to dictionary words.",
+)

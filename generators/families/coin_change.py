@@ -1,0 +1,119 @@
+"""Fewest coins to make an amount (unlimited coins of each denomination).
+
+Tests dynamic programming against the tempting "largest coin first" greedy rule. Harder
+levels use larger amounts and more denominations, keep only non-canonical coin systems
+where greedy uses strictly more coins than needed (or fails although a solution exists),
+and may ask for amounts that cannot be made at all (answer -1).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import ClassVar
+
+from generators.base import Family, Knobs, Problem
+
+NAME = "coin_change"
+
+_MAX_TRIES = 300
+
+
+@dataclass(frozen=True)
+class Config(Knobs):
+    num_coins: int = 3
+    max_coin: int = 10
+    max_amount: int = 30
+    greedy_trap: bool = False
+    """Only keep instances where the largest-coin-first greedy rule gives a wrong answer."""
+    impossible_rate: float = 0.0
+    """Share of items whose amount cannot be made (needs coins without a 1)."""
+
+    RANGES: ClassVar = {
+        "num_coins": (1, 8),
+        "max_coin": (2, 200),
+        "max_amount": (5, 5000),
+        "impossible_rate": (0.0, 0.5),
+    }
+
+    def check(self) -> None:
+        if self.num_coins > self.max_coin:
+            raise ValueError("num_coins cannot exceed max_coin (denominations are distinct)")
+        if self.greedy_trap and self.num_coins < 3:
+            raise ValueError("greedy_trap needs at least 3 coins (1 plus two others)")
+
+
+LEVELS = (
+    {"num_coins": 3, "max_coin": 12, "max_amount": 40},
+    {"num_coins": 3, "max_coin": 20, "max_amount": 60},
+    {"num_coins": 3, "max_coin": 25, "max_amount": 80, "greedy_trap": True},
+    {"num_coins": 4, "max_coin": 30, "max_amount": 120, "greedy_trap": True,
+     "impossible_rate": 0.1},
+    {"num_coins": 5, "max_coin": 50, "max_amount": 250, "greedy_trap": True,
+     "impossible_rate": 0.15},
+    {"num_coins": 6, "max_coin": 90, "max_amount": 600, "greedy_trap": True,
+     "impossible_rate": 0.15},
+)
+
+
+def min_coins(coins: list[int], amount: int) -> int:
+    """Unbounded coin change by DP; -1 when the amount cannot be made."""
+    inf = amount + 1
+    best = [0] + [inf] * amount
+    for value in range(1, amount + 1):
+        for c in coins:
+            if c <= value and best[value - c] + 1 < best[value]:
+                best[value] = best[value - c] + 1
+    return best[amount] if best[amount] < inf else -1
+
+
+def greedy_coins(coins: list[int], amount: int) -> int:
+    """Largest coin first; -1 when greedy gets stuck."""
+    count = 0
+    for c in sorted(coins, reverse=True):
+        count += amount // c
+        amount %= c
+    return count if amount == 0 else -1
+
+
+def _draw(config: Config, rng: random.Random, impossible: bool) -> tuple[list[int], int]:
+    if impossible:
+        # No coin of 1 and a shared factor > 1 make many amounts unreachable.
+        factor = rng.choice([f for f in (2, 3, 5) if f * config.num_coins <= config.max_coin] or [2])
+        pool = range(factor, config.max_coin + 1, factor)
+        coins = rng.sample(pool, min(config.num_coins, len(pool)))
+        amount = rng.randint(config.max_amount // 2, config.max_amount)
+        if amount % factor == 0:
+            amount += 1
+        return sorted(coins), amount
+    coins = sorted([1] + rng.sample(range(2, config.max_coin + 1), config.num_coins - 1))
+    return coins, rng.randint(config.max_amount // 2, config.max_amount)
+
+
+def generate(config: Config, rng: random.Random) -> Problem:
+    impossible = config.impossible_rate > 0 and rng.random() < config.impossible_rate
+    for _ in range(_MAX_TRIES):
+        coins, amount = _draw(config, rng, impossible)
+        best = min_coins(coins, amount)
+        if impossible or not config.greedy_trap or greedy_coins(coins, amount) != best:
+            break
+    question = (
+        f"Coins come in denominations {', '.join(map(str, coins))}, with an unlimited supply "
+        f"of each. What is the smallest number of coins that add up to exactly {amount}? "
+        "Answer with the number of coins as an integer, or -1 if the amount cannot be made."
+    )
+    return Problem(
+        question=question,
+        answer=str(best),
+        extra={"coins": coins, "amount": amount, "greedy": greedy_coins(coins, amount)},
+    )
+
+
+FAMILY = Family(
+    name=NAME,
+    description="Minimum number of coins for an amount, with non-canonical coin systems.",
+    config=Config,
+    levels=LEVELS,
+    generate=generate,
+    answer_kind="int",
+)

@@ -1,0 +1,95 @@
+"""Levenshtein edit distance between two strings.
+
+Tests alignment reasoning: the second string is derived from the first by random
+insertions, deletions and substitutions, but the minimal number of edits can be smaller
+than the number applied. Harder levels use longer strings, more edits and a smaller
+alphabet (more accidental matches, so position-by-position counting is wrong).
+"""
+
+from __future__ import annotations
+
+import random
+import string
+from dataclasses import dataclass
+from typing import ClassVar
+
+from generators.base import Family, Knobs, Problem
+
+NAME = "edit_distance"
+
+
+@dataclass(frozen=True)
+class Config(Knobs):
+    length: int = 5
+    edits: int = 2
+    """Most random edits applied; each item applies between half of this and all of it."""
+    alphabet_size: int = 26
+    indels: bool = True
+    """Allow insertions and deletions (otherwise only substitutions, i.e. Hamming-like)."""
+
+    RANGES: ClassVar = {"length": (2, 40), "edits": (1, 30), "alphabet_size": (2, 26)}
+
+
+LEVELS = (
+    {"length": 4, "edits": 2, "alphabet_size": 26, "indels": False},
+    {"length": 5, "edits": 2, "alphabet_size": 26},
+    {"length": 7, "edits": 3, "alphabet_size": 10},
+    {"length": 9, "edits": 4, "alphabet_size": 6},
+    {"length": 12, "edits": 6, "alphabet_size": 4},
+    {"length": 16, "edits": 8, "alphabet_size": 4},
+)
+
+
+def levenshtein(a: str, b: str) -> int:
+    """Two-row Wagner-Fischer: unit cost insert, delete, substitute."""
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i]
+        for j, cb in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+        prev = cur
+    return prev[-1]
+
+
+def _mutate(word: list[str], letters: str, edits: int, indels: bool, rng: random.Random) -> list[str]:
+    out = list(word)
+    for _ in range(edits):
+        ops = ["sub", "ins", "del"] if indels else ["sub"]
+        if len(out) <= 1 and "del" in ops:
+            ops.remove("del")
+        op = rng.choice(ops)
+        if op == "sub":
+            i = rng.randrange(len(out))
+            out[i] = rng.choice([c for c in letters if c != out[i]] or list(letters))
+        elif op == "ins":
+            out.insert(rng.randint(0, len(out)), rng.choice(letters))
+        else:
+            del out[rng.randrange(len(out))]
+    return out
+
+
+def generate(config: Config, rng: random.Random) -> Problem:
+    letters = string.ascii_lowercase[: config.alphabet_size]
+    first = [rng.choice(letters) for _ in range(config.length)]
+    applied = rng.randint((config.edits + 1) // 2, config.edits)
+    second = _mutate(first, letters, applied, config.indels, rng)
+    a, b = "".join(first), "".join(second)
+    if a == b:  # substitutions can cancel; always ask about a real difference
+        b = b[:-1] + next(c for c in letters if c != b[-1])
+    distance = levenshtein(a, b)
+    question = (
+        f'What is the edit (Levenshtein) distance between "{a}" and "{b}"? One edit inserts, '
+        "deletes or replaces a single character. Answer with the minimum number of edits as an "
+        "integer."
+    )
+    return Problem(question=question, answer=str(distance), extra={"a": a, "b": b})
+
+
+FAMILY = Family(
+    name=NAME,
+    description="Levenshtein distance between two strings built by random edits.",
+    config=Config,
+    levels=LEVELS,
+    generate=generate,
+    answer_kind="int",
+)

@@ -1,0 +1,110 @@
+"""Fractions: reduce one to lowest terms, or combine several and reduce the result.
+
+The answer must be in lowest terms (``6/8`` is refused for ``3/4``) because reducing is the
+skill being trained; integers are written without a denominator.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, ClassVar
+
+from generators.answers import extract_answer, format_number, parse_number
+from generators.base import Family, Knobs, Problem
+
+NAME = "fraction_simplify"
+
+_OPERATORS = "+-*/"
+
+
+@dataclass(frozen=True)
+class Config(Knobs):
+    RANGES: ClassVar = {"terms": (1, 8), "max_denominator": (2, 10_000), "max_factor": (2, 1000)}
+
+    terms: int = 1
+    max_denominator: int = 12
+    max_factor: int = 6
+    operators: str = "+"
+
+    def check(self) -> None:
+        if not isinstance(self.operators, str) or not self.operators or any(op not in _OPERATORS for op in self.operators):
+            raise ValueError(f"Config.operators must be a non-empty string of + - * /, got {self.operators!r}")
+
+
+LEVELS = (
+    {"terms": 1, "max_denominator": 12, "max_factor": 9},
+    {"terms": 1, "max_denominator": 60, "max_factor": 30},
+    {"terms": 2, "max_denominator": 12, "operators": "+-"},
+    {"terms": 3, "max_denominator": 20, "operators": "+-"},
+    {"terms": 3, "max_denominator": 30, "operators": "+-*"},
+    {"terms": 4, "max_denominator": 50, "operators": "+-*/"},
+)
+
+_FORM = re.compile(r"^(?P<num>[+-]?\d+)(?:\s*/\s*(?P<den>\d+))?$")
+_LATEX = re.compile(r"^(?P<sign>[+-]?)\\[dt]?frac\{(?P<num>\d+)\}\{(?P<den>\d+)\}$")
+
+
+def is_lowest_terms(text: str) -> bool:
+    """Whether ``text`` is an integer or ``p/q`` with ``gcd(p, q) == 1`` and ``q > 1``."""
+    text = text.strip()
+    match = _FORM.match(text) or _LATEX.match(text)
+    if not match:
+        return False
+    den = match.group("den")
+    if den is None:
+        return True
+    num, q = abs(int(match.group("num"))), int(den)
+    return q > 1 and math.gcd(num, q) == 1
+
+
+def _fraction(config: Config, rng: random.Random) -> tuple[Fraction, str]:
+    den = rng.randint(2, config.max_denominator)
+    num = rng.randint(1, 2 * den)
+    return Fraction(num, den), f"{num}/{den}"
+
+
+def generate(config: Config, rng: random.Random) -> Problem:
+    if config.terms == 1:
+        den = rng.randint(2, config.max_denominator)
+        num = rng.randint(1, 3 * den)
+        factor = rng.randint(2, config.max_factor)
+        value = Fraction(num, den)
+        shown = f"{num * factor}/{den * factor}"
+        question = f"Simplify the fraction {shown} to lowest terms."
+    else:
+        value, shown = _fraction(config, rng)
+        for _ in range(config.terms - 1):
+            op = rng.choice(config.operators)
+            term, text = _fraction(config, rng)
+            value = {"+": value + term, "-": value - term, "*": value * term, "/": value / term}[op]
+            shown = f"({shown}) {op} {text}" if op in "*/" and any(o in shown for o in "+-") else f"{shown} {op} {text}"
+        question = f"Compute {shown} and simplify the result to lowest terms."
+    question += " Give an integer or a fraction p/q in lowest terms."
+    return Problem(question, format_number(value), {"expression": shown})
+
+
+def score(answer_text: str, item: Mapping[str, Any]) -> float:
+    try:
+        extracted = extract_answer(answer_text)
+        if not is_lowest_terms(extracted):
+            return 0.0
+        got, want = parse_number(extracted), parse_number(str(item["answer"]))
+        return 1.0 if got is not None and got == want else 0.0
+    except Exception:  # noqa: BLE001 - scoring never raises
+        return 0.0
+
+
+FAMILY = Family(
+    name=NAME,
+    description="Reduce fractions to lowest terms, alone or after combining several.",
+    config=Config,
+    levels=LEVELS,
+    generate=generate,
+    answer_kind="number",
+    score=score,
+)

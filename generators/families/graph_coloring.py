@@ -1,0 +1,179 @@
+"""Find a proper k-colouring of a graph.
+
+Tests constraint satisfaction with backtracking: a colouring is planted so one always
+exists, and with ``tight`` the graph is checked (by exhaustive search) to need all k
+colours, so there is no slack. Any valid colouring is accepted; the scorer verifies it
+against the stored edges and requires every node coloured exactly once. Harder levels
+add nodes, colours and edges.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import string
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from generators.base import Family, Knobs, Problem
+
+NAME = "graph_coloring"
+
+_MAX_TRIES = 100
+
+
+@dataclass(frozen=True)
+class Config(Knobs):
+    num_nodes: int = 5
+    num_colors: int = 2
+    edge_prob: float = 0.5
+    """Chance that a pair of nodes with different planted colours is joined."""
+    tight: bool = True
+    """Require that fewer than ``num_colors`` colours do not suffice."""
+
+    RANGES: ClassVar = {"num_nodes": (3, 20), "num_colors": (2, 6), "edge_prob": (0.05, 1.0)}
+
+    def check(self) -> None:
+        if self.num_colors > self.num_nodes:
+            raise ValueError("num_colors cannot exceed num_nodes")
+
+
+LEVELS = (
+    {"num_nodes": 4, "num_colors": 2, "edge_prob": 0.6},
+    {"num_nodes": 6, "num_colors": 2, "edge_prob": 0.5},
+    {"num_nodes": 7, "num_colors": 3, "edge_prob": 0.5},
+    {"num_nodes": 9, "num_colors": 3, "edge_prob": 0.45},
+    {"num_nodes": 11, "num_colors": 4, "edge_prob": 0.5},
+    {"num_nodes": 14, "num_colors": 4, "edge_prob": 0.45},
+)
+
+
+def colorable(n: int, edges: list[tuple[int, int]], k: int) -> bool:
+    """Exhaustive backtracking, highest-degree node first; fine for n <= 20."""
+    if k <= 0:
+        return n == 0
+    neighbours: list[list[int]] = [[] for _ in range(n)]
+    for a, b in edges:
+        neighbours[a].append(b)
+        neighbours[b].append(a)
+    order = sorted(range(n), key=lambda v: (-len(neighbours[v]), v))
+    colour = [-1] * n
+
+    def place(i: int, used: int) -> bool:
+        if i == n:
+            return True
+        v = order[i]
+        taken = {colour[u] for u in neighbours[v]}
+        # Symmetry break: a node may open at most one new colour.
+        for c in range(min(k, used + 1)):
+            if c not in taken:
+                colour[v] = c
+                if place(i + 1, max(used, c + 1)):
+                    return True
+        colour[v] = -1
+        return False
+
+    return place(0, 0)
+
+
+def is_proper(colouring: Mapping[str, int], nodes: list[str], edges: list[tuple[str, str]], k: int) -> bool:
+    if sorted(colouring) != sorted(nodes):
+        return False
+    if any(not 1 <= c <= k for c in colouring.values()):
+        return False
+    return all(colouring[a] != colouring[b] for a, b in edges)
+
+
+def generate(config: Config, rng: random.Random) -> Problem:
+    n, k = config.num_nodes, config.num_colors
+    for _ in range(_MAX_TRIES):
+        planted = list(range(k)) + [rng.randrange(k) for _ in range(n - k)]
+        rng.shuffle(planted)
+        edges = [
+            (a, b)
+            for a in range(n)
+            for b in range(a + 1, n)
+            if planted[a] != planted[b] and rng.random() < config.edge_prob
+        ]
+        if not config.tight or not colorable(n, edges, k - 1):
+            break
+    else:
+        raise ValueError(f"{NAME}: no tight instance in {_MAX_TRIES} draws; raise edge_prob")
+    names = rng.sample(string.ascii_uppercase, n)
+    named = [(names[a], names[b]) for a, b in edges]
+    named = [(a, b) if rng.random() < 0.5 else (b, a) for a, b in named]
+    rng.shuffle(named)
+    nodes = sorted(names)
+    gold = {names[v]: planted[v] + 1 for v in range(n)}
+    question = (
+        f"A graph has nodes {', '.join(nodes)} and these edges:\n"
+        + "\n".join(f"{a} - {b}" for a, b in named)
+        + f"\nColour every node with one of the colours 1 to {k} so that the two ends of each "
+        "edge get different colours. Answer with every node exactly once as a comma-separated "
+        "list of node=colour pairs, e.g. A=1, B=2."
+    )
+    answer = ", ".join(f"{v}={gold[v]}" for v in nodes)
+    return Problem(
+        question=question,
+        answer=answer,
+        extra={"nodes": nodes, "edges": [list(e) for e in named], "num_colors": k},
+    )
+
+
+def _instance(item: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The stored instance: dataset items keep ``Problem.extra`` under ``metadata``."""
+    for field in ("metadata", "extra"):
+        inner = item.get(field)
+        if isinstance(inner, Mapping) and "edges" in inner:
+            return inner
+    return item
+
+
+_PAIR = re.compile(r"([A-Za-z]+)\s*(?:=|:|->)\s*(-?\d+)")
+
+
+def score(answer_text: str, item: Mapping[str, Any]) -> float:
+    """1.0 for any proper colouring naming each node once, else 0.0 (never raises)."""
+    try:
+        from generators.answers import extract_answer
+
+        data = _instance(item)
+        nodes = [str(v) for v in data["nodes"]]
+        edges = [(str(a), str(b)) for a, b in data["edges"]]
+        pairs = _PAIR.findall(extract_answer(answer_text))
+        colouring: dict[str, int] = {}
+        for name, colour in pairs:
+            key = name.upper()
+            if key in colouring:  # a node listed twice is ambiguous, even if consistent
+                return 0.0
+            colouring[key] = int(colour)
+        return 1.0 if is_proper(colouring, nodes, edges, int(data["num_colors"])) else 0.0
+    except Exception:
+        return 0.0
+
+
+def wrong_answers(item: Mapping[str, Any]) -> list[str]:
+    """An edge with both ends the same colour, and a colouring missing one node."""
+    data = _instance(item)
+    pairs = [p.split("=") for p in str(item["answer"]).split(", ")]
+    colouring = {name: colour for name, colour in pairs}
+    a, b = data["edges"][0]
+    clash = dict(colouring, **{b: colouring[a]})
+    return [
+        ", ".join(f"{v}={clash[v]}" for v in colouring),
+        ", ".join(f"{v}={c}" for v, c in list(colouring.items())[:-1]),
+    ]
+
+
+FAMILY = Family(
+    name=NAME,
+    description="Give a proper colouring of a graph with a fixed number of colours.",
+    config=Config,
+    levels=LEVELS,
+    generate=generate,
+    answer_kind="text",
+    score=score,
+    notes="Any proper colouring scores 1; the gold answer is the planted colouring. With "
+    "tight=True the graph's chromatic number equals num_colors.",
+)

@@ -1,0 +1,191 @@
+"""Complete an N-queens placement on a board with pre-placed queens and blocked squares.
+
+Tests constraint satisfaction with backtracking: one queen per row and column, none sharing
+a diagonal. Pre-placed queens rule out memorised textbook solutions and blocked squares
+(which cannot hold a queen but do not stop attacks) prune the obvious choices. Harder levels
+use bigger boards, where the search space explodes. Many completions can be valid, so the
+scorer verifies the submitted placement against the stored board instead of comparing with
+one gold answer; every item is solvable by construction (blocks are drawn off a hidden
+solution that contains the given queens).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from generators.base import Family, Knobs, Problem
+
+NAME = "n_queens"
+
+NODE_CAP = 20000
+"""Backtracking nodes per attempt when drawing the hidden solution."""
+
+
+@dataclass(frozen=True)
+class Config(Knobs):
+    min_n: int = 4
+    max_n: int = 5
+    min_given: int = 0
+    max_given: int = 1
+    blocked_fraction: float = 0.15
+    """Share of the free squares (off the hidden solution, outside given queens' rows) blocked."""
+
+    RANGES: ClassVar[Mapping[str, tuple[float, float]]] = {
+        "min_n": (4, 16), "max_n": (4, 16), "min_given": (0, 8), "max_given": (0, 8),
+        "blocked_fraction": (0.0, 0.6),
+    }
+
+    def check(self) -> None:
+        if self.min_n > self.max_n:
+            raise ValueError("n_queens: min_n must be <= max_n")
+        if self.min_given > self.max_given:
+            raise ValueError("n_queens: min_given must be <= max_given")
+        if self.max_given >= self.min_n:
+            raise ValueError("n_queens: max_given must be smaller than min_n")
+
+
+LEVELS: tuple[dict[str, object], ...] = (
+    {"min_n": 4, "max_n": 5, "min_given": 0, "max_given": 1, "blocked_fraction": 0.25},
+    {"min_n": 5, "max_n": 6, "min_given": 1, "max_given": 2, "blocked_fraction": 0.2},
+    {"min_n": 6, "max_n": 7, "min_given": 1, "max_given": 2, "blocked_fraction": 0.25},
+    {"min_n": 7, "max_n": 8, "min_given": 2, "max_given": 3, "blocked_fraction": 0.3},
+    {"min_n": 8, "max_n": 10, "min_given": 2, "max_given": 3, "blocked_fraction": 0.3},
+    {"min_n": 10, "max_n": 12, "min_given": 2, "max_given": 4, "blocked_fraction": 0.35},
+)
+
+
+def random_solution(n: int, rng: random.Random) -> list[int] | None:
+    """A random N-queens solution (``cols[row]``), 0-based, by randomised backtracking."""
+    cols: list[int] = []
+    used_cols = used_d1 = used_d2 = 0
+    nodes = 0
+
+    def place(row: int) -> bool:
+        nonlocal used_cols, used_d1, used_d2, nodes
+        if row == n:
+            return True
+        nodes += 1
+        if nodes > NODE_CAP:
+            return False
+        for c in rng.sample(range(n), n):
+            if used_cols >> c & 1 or used_d1 >> (row + c) & 1 or used_d2 >> (row - c + n) & 1:
+                continue
+            used_cols |= 1 << c
+            used_d1 |= 1 << (row + c)
+            used_d2 |= 1 << (row - c + n)
+            cols.append(c)
+            if place(row + 1):
+                return True
+            cols.pop()
+            used_cols ^= 1 << c
+            used_d1 ^= 1 << (row + c)
+            used_d2 ^= 1 << (row - c + n)
+        return False
+
+    return cols if place(0) else None
+
+
+def is_valid(n: int, cols: list[int], given: Mapping[int, int], blocked: set[tuple[int, int]]) -> bool:
+    """``cols[row]`` (0-based) is a full non-attacking placement honouring givens and blocks."""
+    if len(cols) != n or sorted(cols) != list(range(n)):
+        return False
+    if len({r + c for r, c in enumerate(cols)}) != n or len({r - c for r, c in enumerate(cols)}) != n:
+        return False
+    if any(cols[r] != c for r, c in given.items()):
+        return False
+    return not any((r, c) in blocked for r, c in enumerate(cols))
+
+
+def generate(config: Config, rng: random.Random) -> Problem:
+    for _ in range(20):
+        n = rng.randint(config.min_n, config.max_n)
+        solution = random_solution(n, rng)
+        if solution is not None:
+            break
+    else:  # pragma: no cover - randomised backtracking finds boards up to 16 quickly
+        raise ValueError("n_queens: no solution found within the node cap")
+    k = rng.randint(config.min_given, min(config.max_given, n - 1))
+    given_rows = sorted(rng.sample(range(n), k))
+    given = {r: solution[r] for r in given_rows}
+    free = [(r, c) for r in range(n) for c in range(n) if solution[r] != c and r not in given]
+    blocked = sorted(rng.sample(free, int(round(config.blocked_fraction * len(free)))))
+    blocked_set = set(blocked)
+    board = []
+    for r in range(n):
+        row = []
+        for c in range(n):
+            row.append("Q" if given.get(r) == c else "X" if (r, c) in blocked_set else ".")
+        board.append(" ".join(row))
+    example = ", ".join(str(i + 1) for i in range(3))
+    question = (
+        f"Place {n} queens on this {n}x{n} board so that no two queens share a row, a column or a diagonal. "
+        "Squares marked Q already hold a queen that must stay; squares marked X are blocked and cannot hold a "
+        "queen (they do not block attacks). Rows are numbered 1 to "
+        f"{n} from top to bottom, columns 1 to {n} from left to right.\n\n"
+        + "\n".join(board)
+        + f"\n\nAnswer with {n} integers separated by commas: the column of the queen in row 1, row 2, ..., "
+        f"row {n} (e.g. {example}, ...). Any valid placement is accepted."
+    )
+    answer = ", ".join(str(c + 1) for c in solution)
+    return Problem(question=question, answer=answer, extra={
+        "n": n, "given": [[r, c] for r, c in sorted(given.items())], "blocked": [list(rc) for rc in blocked]})
+
+
+def _parse(text: str, n: int) -> list[int] | None:
+    """Columns (0-based) from "3, 1, 4, 2" / "[3 1 4 2]"; anything but exactly n numbers fails."""
+    if re.search(r"[^\d\s,;\[\]()]", text):
+        return None
+    numbers = re.findall(r"\d+", text)
+    if len(numbers) != n:
+        return None
+    return [int(x) - 1 for x in numbers]
+
+
+def score(answer_text: str, item: Mapping[str, Any]) -> float:
+    """1.0 iff the answer is a valid completion of the stored board; never raises."""
+    try:
+        from generators.answers import extract_answer
+
+        meta = item["metadata"]
+        n = int(meta["n"])
+        cols = _parse(extract_answer(answer_text), n)
+        if cols is None:
+            return 0.0
+        given = {int(r): int(c) for r, c in meta["given"]}
+        blocked = {(int(r), int(c)) for r, c in meta["blocked"]}
+        return 1.0 if is_valid(n, cols, given, blocked) else 0.0
+    except Exception:  # noqa: BLE001 - a scorer must never raise on model output
+        return 0.0
+
+
+def wrong_answers(item: Mapping[str, Any]) -> list[str]:
+    """Plausible failures: the gold with two rows swapped, kept only if that is invalid."""
+    meta = item["metadata"]
+    n = int(meta["n"])
+    given = {int(r): int(c) for r, c in meta["given"]}
+    blocked = {(int(r), int(c)) for r, c in meta["blocked"]}
+    cols = [int(x) for x in str(item["answer"]).split(",")]
+    out = []
+    for i in range(n):
+        for j in range(i + 1, n):
+            swapped = list(cols)
+            swapped[i], swapped[j] = swapped[j], swapped[i]
+            if not is_valid(n, [c - 1 for c in swapped], given, blocked):
+                out.append(", ".join(map(str, swapped)))
+    return out[:2]
+
+
+FAMILY = Family(
+    name=NAME,
+    description="Complete an N-queens placement with given queens and blocked squares; any valid answer counts.",
+    config=Config,
+    levels=LEVELS,
+    generate=generate,
+    answer_kind="list",
+    score=score,
+    notes="Answers are verified against the board, not compared with the stored example solution.",
+)

@@ -1,0 +1,116 @@
+"""Prime factorisation of a composite number, written as a product of prime powers.
+
+The number is built from random primes, so the answer is known by construction and
+generation never factors anything. Scoring parses the factor multiset, so ``2^3 * 3``,
+``2**3 × 3`` and ``2*2*2*3`` all count, while any extra or missing factor does not.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, ClassVar
+
+from generators.answers import extract_answer
+from generators.base import Family, Knobs, Problem
+
+NAME = "prime_factorization"
+
+
+@dataclass(frozen=True)
+class Config(Knobs):
+    RANGES: ClassVar = {"min_factors": (1, 20), "max_factors": (1, 20), "max_prime": (2, 100_000)}
+
+    min_factors: int = 2
+    max_factors: int = 4
+    max_prime: int = 30
+
+    def check(self) -> None:
+        if self.min_factors > self.max_factors:
+            raise ValueError(f"Config.min_factors ({self.min_factors}) exceeds max_factors ({self.max_factors})")
+
+
+LEVELS = (
+    {"min_factors": 2, "max_factors": 4, "max_prime": 50},
+    {"min_factors": 3, "max_factors": 5, "max_prime": 80},
+    {"min_factors": 3, "max_factors": 6, "max_prime": 100},
+    {"min_factors": 4, "max_factors": 7, "max_prime": 300},
+    {"min_factors": 4, "max_factors": 8, "max_prime": 1000},
+    {"min_factors": 5, "max_factors": 9, "max_prime": 5000},
+)
+
+
+@cache
+def primes_up_to(limit: int) -> tuple[int, ...]:
+    """Sieve of Eratosthenes; cached because levels reuse a handful of limits."""
+    sieve = bytearray([1]) * (limit + 1)
+    sieve[0] = sieve[1] = 0
+    for p in range(2, int(limit**0.5) + 1):
+        if sieve[p]:
+            sieve[p * p :: p] = bytearray(len(range(p * p, limit + 1, p)))
+    return tuple(i for i in range(2, limit + 1) if sieve[i])
+
+
+def format_factors(factors: Counter[int]) -> str:
+    return " * ".join(f"{p}^{k}" if k > 1 else str(p) for p, k in sorted(factors.items()))
+
+
+_TERM = re.compile(r"^(\d+)(?:\s*(?:\^|\*\*)\s*(\d+))?$")
+
+
+def parse_factors(text: str) -> Counter[int] | None:
+    """Multiset of factors from ``2^3 * 3``-like text, or ``None`` if it is not one product."""
+    cleaned = text.replace("×", "*").replace("·", "*").replace("\\cdot", "*").replace("\\times", "*")
+    cleaned = re.sub(r"\^\{(\d+)\}", r"^\1", cleaned)
+    if "=" in cleaned:
+        cleaned = cleaned.rsplit("=", 1)[1]
+    cleaned = cleaned.replace("**", "^")
+    factors: Counter[int] = Counter()
+    for term in cleaned.split("*"):
+        match = _TERM.match(term.strip())
+        if not match:
+            return None
+        base, exponent = int(match.group(1)), int(match.group(2) or 1)
+        if base < 2 or exponent < 1 or exponent > 64:
+            return None
+        factors[base] += exponent
+    return factors
+
+
+def generate(config: Config, rng: random.Random) -> Problem:
+    primes = primes_up_to(config.max_prime)
+    count = rng.randint(config.min_factors, config.max_factors)
+    factors = Counter(rng.choice(primes) for _ in range(count))
+    number = 1
+    for p, k in factors.items():
+        number *= p**k
+    question = (
+        f"Find the prime factorization of {number}. Write it as a product of prime powers in "
+        "increasing order, for example 2^3 * 3^2 * 5."
+    )
+    return Problem(question, format_factors(factors), {"number": number})
+
+
+def score(answer_text: str, item: Mapping[str, Any]) -> float:
+    try:
+        got = parse_factors(extract_answer(answer_text))
+        want = parse_factors(str(item["answer"]))
+        return 1.0 if got is not None and want is not None and got == want else 0.0
+    except Exception:  # noqa: BLE001 - scoring never raises
+        return 0.0
+
+
+FAMILY = Family(
+    name=NAME,
+    description="Prime factorisation of a number built from random primes.",
+    config=Config,
+    levels=LEVELS,
+    generate=generate,
+    answer_kind="exact",
+    score=score,
+    notes="Level 0 (2-4 prime factors up to 50) has about 3,900 distinct numbers.",
+)

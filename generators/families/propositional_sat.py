@@ -1,0 +1,200 @@
+"""Decide a CNF formula and, when satisfiable, give a satisfying assignment.
+
+Tests systematic search over truth assignments. About 40% of the items are unsatisfiable
+(formulas are drawn near the satisfiability threshold and then filtered to the wanted
+outcome), so guessing "satisfiable" does not pay, and a claimed assignment is verified
+clause by clause. Harder levels add variables, wider clauses and more clauses.
+Satisfiability is decided exactly by evaluating all 2^n assignments at once as bitsets.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from generators.base import Family, Knobs, Problem
+
+NAME = "propositional_sat"
+
+_MAX_TRIES = 400
+
+Clause = list[int]
+"""Literals as signed 1-based variable numbers: ``-3`` means ``not x3``."""
+
+
+@dataclass(frozen=True)
+class Config(Knobs):
+    num_vars: int = 3
+    num_clauses: int = 5
+    clause_width: int = 2
+    sat_rate: float = 0.6
+    """Share of items drawn to be satisfiable (above 0.5 so always saying UNSAT is weak)."""
+
+    RANGES: ClassVar = {
+        "num_vars": (2, 16),
+        "num_clauses": (1, 120),
+        "clause_width": (1, 5),
+        "sat_rate": (0.0, 1.0),
+    }
+
+    def check(self) -> None:
+        if self.clause_width > self.num_vars:
+            raise ValueError("clause_width cannot exceed num_vars")
+        distinct = math.comb(self.num_vars, self.clause_width) * 2**self.clause_width
+        if self.num_clauses > distinct:
+            raise ValueError(f"only {distinct} distinct clauses exist; lower num_clauses")
+
+
+LEVELS = (
+    {"num_vars": 3, "num_clauses": 7, "clause_width": 2},
+    {"num_vars": 4, "num_clauses": 10, "clause_width": 2},
+    {"num_vars": 5, "num_clauses": 23, "clause_width": 3},
+    {"num_vars": 6, "num_clauses": 30, "clause_width": 3},
+    {"num_vars": 8, "num_clauses": 40, "clause_width": 3},
+    {"num_vars": 12, "num_clauses": 58, "clause_width": 3},
+)
+
+
+def _variable_masks(n: int) -> list[int]:
+    """Bit ``i`` of mask ``j`` is set iff assignment number ``i`` makes variable ``j+1`` true."""
+    size = 1 << n
+    masks = []
+    for j in range(n):
+        half = 1 << j
+        mask = ((1 << half) - 1) << half
+        length = half * 2
+        while length < size:
+            mask |= mask << length
+            length *= 2
+        masks.append(mask)
+    return masks
+
+
+def models(n: int, clauses: list[Clause]) -> int:
+    """Bitset of all satisfying assignments (bit ``i``: variable ``j+1`` = bit ``j`` of ``i``)."""
+    masks = _variable_masks(n)
+    full = (1 << (1 << n)) - 1
+    result = full
+    for clause in clauses:
+        sat = 0
+        for lit in clause:
+            m = masks[abs(lit) - 1]
+            sat |= m if lit > 0 else full ^ m
+        result &= sat
+    return result
+
+
+def satisfies(assignment: Mapping[int, bool], clauses: list[Clause]) -> bool:
+    return all(any(assignment[abs(l)] == (l > 0) for l in clause) for clause in clauses)
+
+
+def _render_clause(clause: Clause) -> str:
+    return "(" + " or ".join(f"x{l}" if l > 0 else f"not x{-l}" for l in clause) + ")"
+
+
+def generate(config: Config, rng: random.Random) -> Problem:
+    n = config.num_vars
+    want_sat = rng.random() < config.sat_rate
+    for _ in range(_MAX_TRIES):
+        clauses: list[Clause] = []
+        while len(clauses) < config.num_clauses:  # distinct clauses; check() ensures enough
+            chosen = sorted(rng.sample(range(1, n + 1), config.clause_width))
+            clause = [v if rng.random() < 0.5 else -v for v in chosen]
+            if clause not in clauses:
+                clauses.append(clause)
+        found = models(n, clauses)
+        if (found != 0) == want_sat:
+            break
+    if found:
+        index = (found & -found).bit_length() - 1
+        answer = ", ".join(f"x{j + 1}={'T' if index >> j & 1 else 'F'}" for j in range(n))
+    else:
+        answer = "UNSAT"
+    formula = " and\n".join(_render_clause(c) for c in clauses)
+    example = ", ".join(f"x{j + 1}={'T' if j % 2 == 0 else 'F'}" for j in range(min(n, 3)))
+    example += ", and so on" if n > 3 else ""
+    question = (
+        f"Consider this formula over the variables x1 to x{n}:\n{formula}\n"
+        "Is there an assignment of true/false values that makes the whole formula true? If not, "
+        "answer UNSAT. If so, answer with a satisfying assignment that lists every variable "
+        f"exactly once as name=T or name=F, separated by commas, e.g. {example}."
+    )
+    return Problem(
+        question=question,
+        answer=answer,
+        extra={"num_vars": n, "clauses": clauses, "satisfiable": bool(found),
+               "num_models": bin(found).count("1")},
+    )
+
+
+def _instance(item: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The stored instance: dataset items keep ``Problem.extra`` under ``metadata``."""
+    for field in ("metadata", "extra"):
+        inner = item.get(field)
+        if isinstance(inner, Mapping) and "clauses" in inner:
+            return inner
+    return item
+
+
+_PAIR = re.compile(r"\bx(\d+)\s*(?:=|:|is)\s*(true|false|t|f|1|0)\b", re.IGNORECASE)
+_UNSAT = re.compile(r"\bunsat(?:isfiable)?\b", re.IGNORECASE)
+_TRUE = {"true", "t", "1"}
+_UNSAT_WORDS = ("unsat", "unsatisfiable")
+
+
+def score(answer_text: str, item: Mapping[str, Any]) -> float:
+    """UNSAT must be claimed exactly when no model exists; an assignment is verified."""
+    try:
+        from generators.answers import extract_answer, normalize_text
+
+        data = _instance(item)
+        n = int(data["num_vars"])
+        clauses = [[int(l) for l in c] for c in data["clauses"]]
+        text = extract_answer(answer_text)
+        pairs = _PAIR.findall(text)
+        claims_unsat = _UNSAT.search(text) is not None
+        if not bool(data["satisfiable"]):
+            return 1.0 if normalize_text(text) in _UNSAT_WORDS else 0.0
+        if claims_unsat:
+            return 0.0
+        assignment: dict[int, bool] = {}
+        for var, value in pairs:
+            index = int(var)
+            if index in assignment or not 1 <= index <= n:
+                return 0.0
+            assignment[index] = value.lower() in _TRUE
+        if len(assignment) != n:
+            return 0.0
+        return 1.0 if satisfies(assignment, clauses) else 0.0
+    except Exception:
+        return 0.0
+
+
+def wrong_answers(item: Mapping[str, Any]) -> list[str]:
+    """UNSAT for a satisfiable formula, else a falsifying assignment (and the swap)."""
+    data = _instance(item)
+    n = int(data["num_vars"])
+    clauses = [[int(l) for l in c] for c in data["clauses"]]
+    falsifying = ((1 << (1 << n)) - 1) & ~models(n, clauses)
+    index = (falsifying & -falsifying).bit_length() - 1
+    assignment = ", ".join(f"x{j + 1}={'T' if index >> j & 1 else 'F'}" for j in range(n))
+    if bool(data["satisfiable"]):
+        return ["UNSAT", assignment]
+    return [assignment]
+
+
+FAMILY = Family(
+    name=NAME,
+    description="Decide CNF satisfiability and give a satisfying assignment when one exists.",
+    config=Config,
+    levels=LEVELS,
+    generate=generate,
+    answer_kind="text",
+    score=score,
+    notes="Any satisfying assignment scores 1; the gold one is the model with the smallest "
+    "index (x1 as the lowest bit). UNSAT items need exactly the word UNSAT.",
+)

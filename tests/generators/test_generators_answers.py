@@ -1,0 +1,118 @@
+"""The shared answer convention: tolerant extraction, strict comparison, never raising."""
+
+from __future__ import annotations
+
+import time
+from fractions import Fraction
+
+import pytest
+
+from generators.answers import compare, extract_answer, parse_number, score_answer
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("42", "42"),
+        ("<answer>7</answer>", "7"),
+        ("<answer>1</answer> then <ANSWER> 2 </ANSWER>", "2"),
+        ("so \\boxed{\\frac{3}{4}} ok", "\\frac{3}{4}"),
+        ("\\boxed{1} and finally \\boxed{{a}, {b}}", "{a}, {b}"),
+        ("Work...\nAnswer: 12.", "12"),
+        ("Work...\n**Answer:** `x = 3`", "x = 3"),
+        ("blah\nThe final answer is $-5$.", "-5"),
+        ("line one\n\n  last line  \n\n", "last line"),
+        ('"Monday"', "Monday"),
+        ("**Tuesday**", "Tuesday"),
+        ("$\\text{Friday}$", "Friday"),
+        ("", ""),
+        ("   \n  ", ""),
+        (None, ""),
+        (42, ""),
+        ("<answer>unclosed", "<answer>unclosed"),
+        ("\\boxed{unbalanced", "\\boxed{unbalanced"),
+    ],
+)
+def test_extract_answer(text: object, expected: str) -> None:
+    assert extract_answer(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("1,000", Fraction(1000)),
+        ("+3", Fraction(3)),
+        ("3.0", Fraction(3)),
+        ("-0", Fraction(0)),
+        ("3/4", Fraction(3, 4)),
+        ("-6 / 8", Fraction(-3, 4)),
+        ("\\frac{3}{4}", Fraction(3, 4)),
+        ("-\\dfrac{1}{2}", Fraction(-1, 2)),
+        ("1e3", Fraction(1000)),
+        (".5", Fraction(1, 2)),
+        ("x = 7", Fraction(7)),
+        ("−4", Fraction(-4)),
+    ],
+)
+def test_parse_number_accepts(text: str, value: Fraction) -> None:
+    assert parse_number(text) == value
+
+
+@pytest.mark.parametrize("text", ["3, 4", "1,00", "3/0", "abc", "", "1e999999", "3 4", "--3", ".", "1/2/3", "9" * 5000, "nan", "inf"])
+def test_parse_number_refuses(text: str) -> None:
+    assert parse_number(text) is None
+
+
+@pytest.mark.parametrize(
+    ("kind", "extracted", "gold", "expected"),
+    [
+        ("int", "1,000", "1000", 1.0),
+        ("int", "1000.0", "1000", 1.0),
+        ("int", "+3", "3", 1.0),
+        ("int", "-0", "0", 1.0),
+        ("int", "3.5", "3", 0.0),
+        ("int", "3, 4, 5, 6", "3", 0.0),
+        ("int", "4", "3", 0.0),
+        ("number", "0.75", "3/4", 1.0),
+        ("number", "6/8", "3/4", 1.0),
+        ("number", "0.3333333", "1/3", 1.0),
+        ("number", "0.33", "1/3", 0.0),
+        ("number", "123456790/7", "123456789/7", 0.0),
+        ("number", "3/4, 1/2", "3/4", 0.0),
+        ("text", "  monday ", "Monday", 1.0),
+        ("text", "Monday.", "Monday", 1.0),
+        ("text", "Monday, Tuesday", "Monday", 0.0),
+        ("exact", " abc ", "abc", 1.0),
+        ("exact", "ABC", "abc", 0.0),
+        ("list", "1, 2, 3", "1 2 3", 1.0),
+        ("list", "[A, b, c]", "a, b, c", 1.0),
+        ("list", "3, 2, 1", "1, 2, 3", 0.0),
+        ("list", "1, 2, 3, 4", "1, 2, 3", 0.0),
+        ("set", "c, a, b", "a, b, c", 1.0),
+        ("set", "a, b, c, d", "a, b, c", 0.0),
+        ("set", "a, a, b, c", "a, b, c", 0.0),
+        ("int", "", "0", 0.0),
+        ("text", "", "", 0.0),
+    ],
+)
+def test_compare(kind: str, extracted: str, gold: str, expected: float) -> None:
+    assert compare(kind, extracted, gold) == expected  # type: ignore[arg-type]
+
+
+def test_compare_unknown_kind_raises_but_score_answer_does_not() -> None:
+    with pytest.raises(ValueError):
+        compare("fuzzy", "1", "1")  # type: ignore[arg-type]
+    assert score_answer("fuzzy", "1", {"answer": "1"}) == 0.0  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("text", [None, 5, "", "x" * 1_000_000, "<answer>" * 200_000, "\\boxed{" * 200_000, "Answer: " * 100_000, " " * 1_000_000 + "1"])
+def test_score_answer_is_total_and_linear(text: object) -> None:
+    start = time.perf_counter()
+    for kind in ("int", "number", "text", "exact", "list", "set"):
+        value = score_answer(kind, text, {"answer": "1"})  # type: ignore[arg-type]
+        assert isinstance(value, float) and 0.0 <= value <= 1.0
+    assert time.perf_counter() - start < 5.0
+
+
+def test_score_answer_missing_gold_is_zero() -> None:
+    assert score_answer("int", "3", {}) == 0.0

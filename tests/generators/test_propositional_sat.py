@@ -1,0 +1,54 @@
+"""propositional_sat: satisfiability is exact and the scorer verifies assignments."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+
+from generators.families import propositional_sat as fam
+
+
+def _brute_models(n: int, clauses: list[list[int]]) -> list[tuple[bool, ...]]:
+    return [
+        values
+        for values in itertools.product((False, True), repeat=n)
+        if all(any(values[abs(l) - 1] == (l > 0) for l in clause) for clause in clauses)
+    ]
+
+
+def _text(values: tuple[bool, ...]) -> str:
+    return ", ".join(f"x{i + 1}={'T' if v else 'F'}" for i, v in enumerate(values))
+
+
+@pytest.mark.parametrize("level", range(6))
+def test_satisfiability_and_scoring_match_brute_force(level: int) -> None:
+    config = fam.FAMILY.config_for_level(level)
+    for index in range(25):
+        problem = fam.generate(config, random.Random(index))
+        item = {"question": problem.question, "answer": problem.answer, "metadata": dict(problem.extra)}
+        n, clauses = problem.extra["num_vars"], problem.extra["clauses"]
+        found = _brute_models(n, clauses)
+        assert problem.extra["num_models"] == len(found)
+        assert (problem.answer == "UNSAT") == (not found)
+        assert fam.score(problem.answer, item) == 1.0
+        if found:
+            assert fam.score("UNSAT", item) == 0.0
+            for model in found[:5]:  # any model is accepted
+                assert fam.score(f"Answer: {_text(model)}", item) == 1.0
+            wrong = next(v for v in itertools.product((False, True), repeat=n) if v not in found)
+            assert fam.score(_text(wrong), item) == 0.0
+            assert fam.score(", ".join(problem.answer.split(", ")[:-1]), item) == 0.0  # missing var
+            assert fam.score(problem.answer + ", " + _text(wrong), item) == 0.0  # stuffing
+            assert fam.score("UNSAT or " + problem.answer, item) == 0.0
+        else:
+            assert fam.score("The formula is unsatisfiable.\nAnswer: UNSAT", item) == 1.0
+            assert fam.score(_text((True,) * n), item) == 0.0
+            assert fam.score("UNSAT, " + _text((True,) * n), item) == 0.0
+
+
+def test_both_outcomes_occur() -> None:
+    config = fam.FAMILY.config_for_level(5)
+    answers = [fam.generate(config, random.Random(i)).answer == "UNSAT" for i in range(60)]
+    assert 10 < sum(answers) < 50

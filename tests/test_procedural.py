@@ -1,0 +1,69 @@
+"""Procedural bundles: same format and digest rule as tool-use bundles, exported rows."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from pipeline.bundle import load_bundle
+from pipeline.cli import app
+from pipeline.procedural import build_procedural_bundle, parse_weights
+from pipeline.runtime.procedural import ProceduralEnvironment
+
+runner = CliRunner()
+
+
+def test_families_json_lists_at_least_forty() -> None:
+    result = runner.invoke(app, ["families", "--json"])
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)
+    assert len(rows) >= 40 and all(r["levels"] == 6 for r in rows)
+
+
+def test_procedural_cli_writes_a_bundle_and_parquet(tmp_path: Path) -> None:
+    duckdb = pytest.importorskip("duckdb")
+    result = runner.invoke(app, ["procedural", "--family", "gcd_lcm,maze", "--weights", "3,1", "--level", "1",
+                                 "--n", "40", "--seed", "5", "--out", str(tmp_path), "--format", "parquet", "--json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    bundle = load_bundle(summary["path"])
+    assert bundle.manifest["kind"] == "procedural" and summary["tasks"] == 40
+    assert summary["per_family"]["gcd_lcm"] > summary["per_family"]["maze"]
+    rows = duckdb.sql(f"SELECT question, answer, metadata->>'family' AS f FROM '{summary['export']}'").fetchall()
+    assert len(rows) == 40 and {r[2] for r in rows} == {"gcd_lcm", "maze"}
+
+
+def test_same_inputs_same_digest(tmp_path: Path) -> None:
+    a = build_procedural_bundle(["sort_numbers", "caesar_cipher"], tmp_path / "a", n=30, seed=2)
+    b = build_procedural_bundle(["sort_numbers", "caesar_cipher"], tmp_path / "b", n=30, seed=2)
+    c = build_procedural_bundle(["sort_numbers", "caesar_cipher"], tmp_path / "c", n=30, seed=3)
+    assert a.digest == b.digest != c.digest
+
+
+def test_procedural_environment_scores_gold_one_and_junk_zero(tmp_path: Path) -> None:
+    bundle = build_procedural_bundle(["knapsack", "calendar_weekday", "n_queens"], tmp_path, n=24, seed=1, level=3)
+    env = ProceduralEnvironment.from_bundle(bundle.path)
+    for task in env.tasks:
+        env.reset(task_id=task["id"])
+        assert env.step({"answer": task["answer"]})[1] == 1.0, task["id"]
+        env.reset(task_id=task["id"])
+        assert env.step({"answer": "banana"})[1] == 0.0
+    env.reset(task_id=env.tasks[0]["id"])
+    assert env.step({"tool": "x"})[0]["error"]["code"] == "invalid_action"
+
+
+@pytest.mark.parametrize("families, weights, message", [
+    (["gcd_lcm", "maze"], "1", "one weight per family"),
+    (["gcd_lcm"], "x", "comma-separated numbers"),
+])
+def test_bad_weights_are_explained(families: list[str], weights: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        parse_weights(families, weights)
+
+
+def test_unknown_family_exits_with_a_message(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["procedural", "--family", "gcd_lcmm", "--n", "5", "--out", str(tmp_path)])
+    assert result.exit_code == 2 and "gcd_lcm" in result.output
