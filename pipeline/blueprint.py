@@ -16,6 +16,8 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from pipeline.derive import check_derive, parse_derive
+
 SemanticType = Literal[
     # people and organisations
     "person_name", "first_name", "last_name", "email", "phone", "username", "company", "job_title",
@@ -24,7 +26,7 @@ SemanticType = Literal[
     # names of things and text
     "product_name", "title", "word", "text", "color",
     # identifiers
-    "sku", "code", "isbn", "license_plate", "url",
+    "sku", "code", "isbn", "license_plate", "url", "file_name",
     # numbers
     "money", "quantity", "integer", "rating", "percent", "decimal", "boolean",
     # time
@@ -39,7 +41,7 @@ SemanticType = Literal[
 TEXTUAL_TYPES = frozenset(
     {"person_name", "first_name", "last_name", "email", "phone", "username", "company", "job_title",
      "address", "city", "country", "postcode", "product_name", "title", "word", "text", "color",
-     "sku", "code", "isbn", "license_plate", "url"}
+     "sku", "code", "isbn", "license_plate", "url", "file_name"}
 )
 CATEGORICAL_TYPES = frozenset({"status", "enum"})
 NUMERIC_TYPES = frozenset({"money", "quantity", "integer", "rating", "percent", "decimal"})
@@ -63,7 +65,8 @@ class FieldSpec(BaseModel):
     values: tuple[str, ...] | None = None
     """Allowed values of an ``enum``/``status`` field."""
     weights: tuple[float, ...] | None = None
-    """Relative frequencies of ``values`` in populated data."""
+    """Relative frequencies of ``values`` in populated data (for a ``ref`` to a fixed lookup
+    entity: of its rows, in order)."""
     transitions: dict[str, tuple[str, ...]] | None = None
     """For ``status``: value -> values it may move to. Absent value = terminal."""
     ref: str | None = None
@@ -72,6 +75,15 @@ class FieldSpec(BaseModel):
     """For time fields: a field of the same entity this one never precedes."""
     optional: bool = False
     """The variant sampler may leave this field out."""
+    derive: str | None = None
+    """How the value follows from other rows (see :mod:`pipeline.derive`): ``sum(line.qty * line.price)``,
+    ``product_id.price``, ``quantity * product_id.price``, or ``none`` to switch inference off."""
+    initial: tuple[str, ...] | None = None
+    """For a unique text field of a ``fixed_rows`` entity: the values of its rows, in order (a
+    lookup table's list). Unlike ``values`` this is data, not a constraint: new rows may add more."""
+    follows: str | None = None
+    """For an enum with ``transitions``: an earlier enum of the same entity whose value this one is a
+    legal next state of (a history row's ``to_status`` follows its ``from_status``)."""
 
     @model_validator(mode="after")
     def _check(self) -> FieldSpec:
@@ -86,7 +98,7 @@ class FieldSpec(BaseModel):
                 unknown = {src, *dsts} - set(self.values)
                 if unknown:
                     raise ValueError(f"field {self.name!r}: transitions name unknown values {sorted(unknown)}")
-        elif self.values or self.transitions or self.weights:
+        elif self.values or self.transitions or (self.weights and self.type != "ref"):
             raise ValueError(f"field {self.name!r}: values/weights/transitions only apply to enum or status")
         if self.type == "ref" and not self.ref:
             raise ValueError(f"field {self.name!r}: a ref field needs 'ref: <entity>'")
@@ -96,6 +108,15 @@ class FieldSpec(BaseModel):
             raise ValueError(f"field {self.name!r}: min {self.min} > max {self.max}")
         if self.after is not None and self.type not in TIME_TYPES:
             raise ValueError(f"field {self.name!r}: 'after' only applies to date/timestamp fields")
+        if self.derive is not None:
+            if self.type not in NUMERIC_TYPES:
+                raise ValueError(f"field {self.name!r}: 'derive' only applies to numeric fields")
+            parse_derive(self.derive)
+        if self.initial is not None and (self.type not in TEXTUAL_TYPES or not self.unique
+                                         or len(set(self.initial)) != len(self.initial)):
+            raise ValueError(f"field {self.name!r}: 'initial' needs a unique text field and distinct values")
+        if self.follows is not None and (self.type not in CATEGORICAL_TYPES or not self.transitions):
+            raise ValueError(f"field {self.name!r}: 'follows' needs an enum with 'transitions'")
         return self
 
 
@@ -113,6 +134,10 @@ class Entity(BaseModel):
     """Rows at scale 1."""
     fields: tuple[FieldSpec, ...]
     optional: bool = False
+    fixed_rows: bool = False
+    """``rows`` is exact and never scaled (a lookup table listing a fixed set of values)."""
+    unique_together: tuple[tuple[str, ...], ...] = ()
+    """Field combinations that are unique together (a link table's pair of references)."""
 
     @property
     def plural_name(self) -> str:
@@ -141,6 +166,19 @@ class Entity(BaseModel):
                 raise ValueError(
                     f"entity {self.name!r}: field {f.name!r} must come after the field it follows ({f.after!r})"
                 )
+            if f.follows is not None:
+                if f.follows not in names[:i]:
+                    raise ValueError(f"entity {self.name!r}: field {f.name!r} follows unknown or later field {f.follows!r}")
+                if self.field(f.follows).values != f.values:
+                    raise ValueError(f"entity {self.name!r}: {f.name!r} and {f.follows!r} need the same values")
+        for f in self.fields:
+            if f.initial is not None and (not self.fixed_rows or len(f.initial) != self.rows):
+                raise ValueError(f"entity {self.name!r}: field {f.name!r} lists initial values, so the entity needs "
+                                 f"fixed_rows and rows equal to their number")
+        for group in self.unique_together:
+            unknown = sorted(set(group) - set(names))
+            if len(group) < 2 or unknown:
+                raise ValueError(f"entity {self.name!r}: unique_together {list(group)} needs 2+ known fields")
         return self
 
 
@@ -184,6 +222,11 @@ class Blueprint(BaseModel):
             for f in e.fields:
                 if f.type == "ref" and f.ref not in names:
                     raise ValueError(f"blueprint {self.name!r}: {e.name}.{f.name} refers to unknown entity {f.ref!r}")
+                if f.type == "ref" and f.weights is not None:
+                    target = self.entity(str(f.ref))
+                    if not target.fixed_rows or len(f.weights) != target.rows:
+                        raise ValueError(f"blueprint {self.name!r}: {e.name}.{f.name}: weights of a ref need a "
+                                         f"fixed_rows target and one weight per row")
         for op in self.operations:
             if op.entity not in names:
                 raise ValueError(f"operation {op.name!r}: unknown entity {op.entity!r}")
@@ -193,6 +236,10 @@ class Blueprint(BaseModel):
             if op.sets_time is not None and self.entity(op.entity).field(op.sets_time).type not in TIME_TYPES:
                 raise ValueError(f"operation {op.name!r}: sets_time {op.sets_time!r} is not a time field")
         _check_acyclic(self)
+        for e in self.entities:
+            for f in e.fields:
+                if f.derive is not None:
+                    check_derive(self, e, f)
         return self
 
 

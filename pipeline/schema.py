@@ -2,17 +2,21 @@
 
 The canonical form is the typed :class:`Schema` (serialised as ``schema.json``); DDL for
 SQLite (the environment state), DuckDB and PostgreSQL is derived from it, never written
-by hand, so the three can never disagree about keys or constraints.
+by hand, so the three can never disagree about keys or constraints. The schema also
+carries what population must honour beyond SQL constraints: derived values (totals,
+copied prices), timestamps a status implies, and legal status pairs.
 """
 
 from __future__ import annotations
 
 import random
+import re
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from pipeline.blueprint import CATEGORICAL_TYPES, Blueprint, FieldSpec
+from pipeline.blueprint import CATEGORICAL_TYPES, TIME_TYPES, Blueprint, Entity, FieldSpec
+from pipeline.derive import Rule, derivations
 
 SqlType = Literal["INTEGER", "REAL", "TEXT", "BOOLEAN"]
 
@@ -21,6 +25,33 @@ _SQL_TYPES: dict[str, SqlType] = {
     "quantity": "INTEGER", "integer": "INTEGER", "rating": "INTEGER", "ref": "INTEGER",
     "boolean": "BOOLEAN",
 }
+NON_NEGATIVE = frozenset({"money", "quantity"})
+"""Semantic types that can never go below zero (prices, stock): a CHECK says so even when the blueprint is silent."""
+
+
+class Derivation(BaseModel):
+    """How a column's value follows from other rows (resolved to table and column names)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: Literal["sum", "copy"]
+    via: str
+    """sum: the child table's FK column to this table; copy: this table's FK column."""
+    table: str | None = None
+    """sum: the child table whose rows are added up."""
+    column: str | None = None
+    """copy: the referenced table's column."""
+    factors: tuple[str, ...] = ()
+    """sum: child columns multiplied per child row; copy: own columns the copied value is multiplied by."""
+
+
+class Stamp(BaseModel):
+    """A time that exists exactly when a status has reached a value (``shipped_at`` and ``shipped``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    column: str
+    value: str
 
 
 class Column(BaseModel):
@@ -46,6 +77,12 @@ class Column(BaseModel):
     field: str | None = None
     """Blueprint field this column came from (names may be restyled)."""
     description: str = ""
+    derived: Derivation | None = None
+    stamp: Stamp | None = None
+    follows: str | None = None
+    """An enum column of the same table whose value this one is a legal next state of."""
+    initial: tuple[str, ...] | None = None
+    """Values of the populated rows, in order (a lookup table's list); data, not a constraint."""
 
 
 class Table(BaseModel):
@@ -59,6 +96,9 @@ class Table(BaseModel):
     """Column a user names a row by."""
     rows: int
     columns: tuple[Column, ...]
+    scales: bool = True
+    """False for a lookup table: its rows are a fixed list, whatever the size knob."""
+    unique_together: tuple[tuple[str, ...], ...] = ()
 
     def column(self, name: str) -> Column:
         for c in self.columns:
@@ -107,66 +147,160 @@ class Schema(BaseModel):
         return metadata_for(self)
 
 
-def _column_for(field: FieldSpec, table_of: dict[str, str]) -> Column:
-    name = field.name
-    references = None
-    if field.type == "ref":
-        references = table_of[str(field.ref)]
-    return Column(
-        name=name,
-        sql_type=_SQL_TYPES.get(field.type, "TEXT"),
-        semantic=field.type,
-        nullable=field.nullable,
-        unique=field.unique,
-        references=references,
-        values=field.values,
-        weights=field.weights,
-        transitions=field.transitions,
-        min=field.min,
-        max=field.max,
-        after=field.after,
-        field=field.name,
-        description=field.description,
-    )
+# -- naming styles --------------------------------------------------------------------------
 
 
-def build_schema(blueprint: Blueprint, rng: random.Random | None = None) -> Schema:
+class Naming(BaseModel):
+    """How identifiers are spelled. Meaning never changes with style: ``Column.field`` and
+    ``Table.entity`` keep the blueprint's snake_case names."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    tables: Literal["snake", "camel", "pascal"] = "snake"
+    plural: bool = True
+    prefix: str = ""
+    """A snake_case prefix put before every table name (``tbl_``, ``app_``)."""
+    columns: Literal["snake", "camel"] = "snake"
+
+    def table(self, entity: Entity) -> str:
+        return _style(self.prefix + (entity.plural_name if self.plural else entity.name), self.tables)
+
+    def column(self, field: str) -> str:
+        return _style(field, self.columns)
+
+
+def _style(snake: str, style: str) -> str:
+    if style == "snake":
+        return snake
+    parts = [p for p in snake.split("_") if p]
+    head = parts[0] if style == "camel" else parts[0].capitalize()
+    return head + "".join(p.capitalize() for p in parts[1:])
+
+
+_CAMEL_SPLIT = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def words(identifier: str) -> list[str]:
+    """Lower-case words of an identifier in any style (``orderItems`` -> ``order``, ``items``)."""
+    return [w.lower() for w in _CAMEL_SPLIT.sub("_", identifier).split("_") if w]
+
+
+# -- building -------------------------------------------------------------------------------
+
+
+def _stamps(entity: Entity, blueprint: Blueprint) -> dict[str, tuple[str, str]]:
+    """Time field -> (status field, value): set by an operation, or named after the value (``delivered_at``)."""
+    out: dict[str, tuple[str, str]] = {}
+    for op in blueprint.operations:
+        if op.entity == entity.name and op.sets_time and entity.field(op.sets_time).nullable:
+            out.setdefault(op.sets_time, (op.field, op.to))
+    statuses = [f for f in entity.fields if f.type == "status"]
+    for f in entity.fields:
+        if f.type not in TIME_TYPES or not f.nullable or f.name in out:
+            continue
+        for status in statuses:
+            for value in status.values or ():
+                if f.name in (f"{value}_at", f"{value}_on", f"{value}_date") and value != (status.values or ("",))[0]:
+                    out[f.name] = (status.name, value)
+    return out
+
+
+def _range(field: FieldSpec, rule: Rule | None, blueprint: Blueprint, entity: Entity) -> tuple[float | None, float | None]:
+    """CHECK bounds: derived totals have no upper bound; copies take their source's range."""
+    low, high = field.min, field.max
+    if rule is not None:
+        if rule.kind == "copy" and not rule.factors:
+            source = blueprint.entity(str(entity.field(str(rule.via)).ref)).field(str(rule.source))
+            low, high = source.min, source.max
+        else:
+            low, high = 0.0, None
+    if low is None and field.type in NON_NEGATIVE:
+        low = 0.0
+    return low, high
+
+
+def build_schema(
+    blueprint: Blueprint, rng: random.Random | None = None, naming: Naming | None = None, name: str | None = None,
+) -> Schema:
     """Turn a blueprint into a schema: one table per entity, ``id`` keys, FK per ``ref``.
 
-    ``rng`` is accepted so that variant sampling (optional entities and fields, naming
-    styles) slots in without changing the step's signature; the default keeps every
-    entity and field as written.
+    The blueprint is taken as written; variation (optional entities and fields, extra
+    tables, enum sets, naming) happens before, in :mod:`pipeline.variants`. ``rng`` is
+    accepted for callers of the original signature and is not used.
     """
     del rng
-    table_of = {e.name: e.plural_name for e in blueprint.entities}
+    naming = naming or Naming()
+    table_of = {e.name: naming.table(e) for e in blueprint.entities}
+    _check_names([*table_of.values()], f"blueprint {blueprint.name!r} tables")
+    col = naming.column
+    rules = derivations(blueprint)
     tables = []
     for entity in blueprint.entities:
+        _check_names(["id", *(col(f.name) for f in entity.fields)], f"entity {entity.name!r} columns")
+        stamps = _stamps(entity, blueprint)
         columns = [Column(name="id", sql_type="INTEGER", semantic="id", primary_key=True)]
-        columns += [_column_for(f, table_of) for f in entity.fields]
-        tables.append(
-            Table(
-                name=table_of[entity.name],
-                entity=entity.name,
-                description=entity.description or entity.name.replace("_", " "),
-                label=entity.label,
-                rows=entity.rows,
-                columns=tuple(columns),
-            )
-        )
+        for f in entity.fields:
+            rule = rules.get((entity.name, f.name))
+            low, high = _range(f, rule, blueprint, entity)
+            derived = None
+            if rule is not None:
+                if rule.kind == "sum":
+                    derived = Derivation(kind="sum", table=table_of[str(rule.child)], via=col(str(rule.via)),
+                                         factors=tuple(col(x) for x in rule.factors))
+                else:
+                    derived = Derivation(kind="copy", via=col(str(rule.via)), column=col(str(rule.source)),
+                                         factors=tuple(col(x) for x in rule.factors))
+            stamp = stamps.get(f.name)
+            columns.append(Column(
+                name=col(f.name),
+                sql_type=_SQL_TYPES.get(f.type, "TEXT"),
+                semantic=f.type,
+                nullable=f.nullable,
+                unique=f.unique,
+                references=table_of[str(f.ref)] if f.type == "ref" else None,
+                values=f.values,
+                weights=f.weights,
+                transitions=f.transitions,
+                min=low,
+                max=high,
+                after=col(f.after) if f.after else None,
+                field=f.name,
+                description=f.description,
+                derived=derived,
+                stamp=Stamp(column=col(stamp[0]), value=stamp[1]) if stamp else None,
+                follows=col(f.follows) if f.follows else None,
+                initial=f.initial,
+            ))
+        tables.append(Table(
+            name=table_of[entity.name],
+            entity=entity.name,
+            description=entity.description or entity.name.replace("_", " "),
+            label=col(entity.label),
+            rows=entity.rows,
+            columns=tuple(columns),
+            scales=not entity.fixed_rows,
+            unique_together=tuple(tuple(col(x) for x in g) for g in entity.unique_together),
+        ))
     operations = []
     for op in blueprint.operations:
         field = blueprint.entity(op.entity).field(op.field)
         allowed = tuple(src for src, dsts in (field.transitions or {}).items() if op.to in dsts)
-        operations.append(
-            Operation(
-                name=op.name, table=table_of[op.entity], column=op.field, to=op.to,
-                allowed_from=allowed, description=op.description, sets_time=op.sets_time,
-            )
-        )
+        operations.append(Operation(
+            name=op.name, table=table_of[op.entity], column=col(op.field), to=op.to, allowed_from=allowed,
+            description=op.description, sets_time=col(op.sets_time) if op.sets_time else None,
+        ))
     return Schema(
-        name=blueprint.name, domain=blueprint.name, title=blueprint.title,
+        name=name or blueprint.name, domain=blueprint.name, title=blueprint.title,
         description=blueprint.description, tables=tuple(tables), operations=tuple(operations),
     )
+
+
+def _check_names(names: list[str], where: str) -> None:
+    """SQL identifiers are case-insensitive in SQLite and DuckDB: refuse names that collide."""
+    folded = [n.lower() for n in names]
+    clashes = sorted({n for n in folded if folded.count(n) > 1})
+    if clashes:
+        raise ValueError(f"{where}: names collide (case-insensitively): {clashes}")
 
 
 def insertion_order(schema: Schema) -> list[Table]:
