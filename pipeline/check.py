@@ -27,7 +27,9 @@ class CheckReport:
 
 
 def check_bundle(path: str | Path) -> CheckReport:
-    """Gold replay must score 1.0 and doing nothing 0.0, for every task, on fresh copies."""
+    """Every task's proof, from the bundle's files alone, on fresh copies of the state: gold
+    replay 1.0; doing nothing, a blanket refusal, wrong or stuffed answers, repeated or
+    misdirected writes 0.0; every grounding (entity the wording names) matches its rows."""
     env = Environment.from_bundle(path)
     report = CheckReport(bundle=env.bundle.ref, digest=env.bundle.digest, tasks=len(env.tasks))
     initial = env.bundle.state_bytes

@@ -111,3 +111,32 @@ def test_tampered_bundle_is_refused(store_bundle: Path, tmp_path: Path) -> None:
         fh.write(b"\x00\x01")
     with pytest.raises(BundleError, match="state.sqlite"):
         Environment.from_bundle(copy)
+
+
+def test_step_components_and_weights_are_reported(env: Environment) -> None:
+    task = next(t for t in env.tasks if t.verifier.answer is not None and t.verifier.answer.kind == "number")
+    _, info = env.reset(task_id=task.id)
+    assert info["reward_weights"]["outcome"] == 1.0
+    _, reward, _, _, info = env.step({"tool": "nope", "arguments": {}})
+    assert info["components"] == {"call_valid": 0.0, "call_succeeded": 0.0} and reward == 0.0
+    _, _, _, _, info = env.step(task.solution[0].model_dump())
+    assert info["components"] == {"call_valid": 1.0, "call_succeeded": 1.0}
+    _, reward, terminated, _, info = env.step({"answer": task.answer})
+    assert terminated and info["components"]["outcome"] == reward == 1.0
+
+
+def test_a_failed_verdict_explains_itself(env: Environment) -> None:
+    task = next(t for t in env.tasks if t.verifier.changes)
+    env.reset(task_id=task.id)
+    _, reward, _, _, info = env.step({"answer": "done"})
+    assert reward == 0.0
+    failed = [c for c in info["verification"]["checks"] if not c["passed"]]
+    assert failed and all("expected" in c and "observed" in c for c in failed)
+
+
+def test_refusal_tasks_need_an_explicit_refusal(env: Environment) -> None:
+    task = next(t for t in env.tasks if t.family == "infeasible")
+    env.reset(task_id=task.id)
+    assert env.step({"answer": None})[1] == 0.0
+    env.reset(task_id=task.id)
+    assert env.step({"answer": task.answer})[1] == 1.0

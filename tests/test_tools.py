@@ -11,7 +11,7 @@ from pipeline.populate import populate
 from pipeline.runtime.executor import Executor, ToolError
 from pipeline.runtime.session import Session, serialise
 from pipeline.schema import build_schema
-from pipeline.tools import MAX_PAGE_SIZE, build_toolset, openapi_document, validate_openapi
+from pipeline.tools import MAX_PAGE_SIZE, build_toolset, openapi_document, validate_argument_schemas, validate_openapi
 
 CLOCK = "2026-01-15T12:00:00"
 
@@ -131,3 +131,156 @@ def test_sessions_are_isolated(store, tmp_path: Path) -> None:
     b.call("update_product", {"id": 1, "stock": 7})
     assert a.call("get_product", {"id": 1})["stock"] == 0
     assert b.call("get_product", {"id": 1})["stock"] == 7
+
+
+# -- synthesis breadth: aggregates, deletes, guarded updates, effects ------------------------
+
+
+@pytest.mark.parametrize(
+    "domain", [d if d in STARTERS else pytest.param(d, marks=pytest.mark.slow) for d in list_domains()]
+)
+def test_tool_count_and_kinds(domain: str) -> None:
+    schema = build_schema(load_blueprint(domain))
+    toolset = build_toolset(schema)
+    kinds = {t.kind for t in toolset.tools}
+    assert 30 <= len(toolset.tools) <= 5 * len(schema.tables) + len(schema.operations) + 1
+    assert {"get", "list", "create", "update", "aggregate"} <= kinds
+    validate_argument_schemas(toolset)
+    for t in toolset.tools:
+        assert t.errors and t.description and t.mode == ("read" if t.kind in ("get", "list", "aggregate") else "write")
+
+
+def test_openapi_routes_take_the_session_header_and_list_errors(store) -> None:
+    _, toolset, _, _ = store
+    doc = openapi_document(toolset, "Online store", "1.0.0")
+    assert set(doc["paths"]) == {f"/tools/{n}" for n in toolset.names}
+    for t in toolset.tools:
+        op = doc["paths"][f"/tools/{t.name}"]["post"]
+        assert op["parameters"][0]["name"] == "X-Session-Id" and op["x-synthenv-errors"] == list(t.errors)
+
+
+def test_argument_schemas_are_checked() -> None:
+    schema = build_schema(load_blueprint("online_store"))
+    toolset = build_toolset(schema)
+    broken = toolset.model_copy(update={"tools": (toolset.tools[0].model_copy(update={"parameters": {"type": "nope"}}),)})
+    with pytest.raises(ValueError, match=toolset.tools[0].name):
+        validate_argument_schemas(broken)
+
+
+def test_aggregate_counts_sums_and_groups(store) -> None:
+    _, _, executor, initial = store
+    s = Session(initial, executor)
+    total = s.call("list_orders", {"limit": 1})["total"]
+    count = s.call("aggregate", {"table": "orders", "metric": "count"})
+    assert count["groups"] == [{"key": None, "count": total, "value": total}]
+    by_status = s.call("aggregate", {"table": "orders", "metric": "count", "group_by": "status", "limit": 50})
+    for group in by_status["groups"]:
+        assert group["count"] == s.call("list_orders", {"status": group["key"], "limit": 1})["total"]
+    paid = s.call("aggregate", {"table": "orders", "metric": "sum", "column": "total", "where": {"status": "paid"}})
+    rows = s.call("list_orders", {"status": "paid", "limit": 50})["items"]
+    assert len(rows) < 50 and paid["groups"][0]["value"] == pytest.approx(sum(r["total"] for r in rows))
+    top = s.call("aggregate", {"table": "order_items", "metric": "sum", "column": "quantity", "group_by": "product_id",
+                               "descending": True, "limit": 3})
+    values = [g["value"] for g in top["groups"]]
+    assert values == sorted(values, reverse=True) and top["total_groups"] >= len(values)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        {"table": "orders", "metric": "sum"},
+        {"table": "orders", "metric": "avg", "column": "status"},
+        {"table": "orders", "metric": "count", "group_by": "total"},
+        {"table": "orders", "metric": "count", "where": {"colour": "red"}},
+        {"table": "no_such_table", "metric": "count"},
+        {"table": "categories", "metric": "sum", "column": "total"},
+    ],
+)
+def test_aggregate_refuses_what_the_table_lacks(store, args: dict) -> None:
+    _, _, executor, initial = store
+    with pytest.raises(ToolError) as exc:
+        Session(initial, executor).call("aggregate", args)
+    assert exc.value.code == "invalid_argument" and exc.value.message
+
+
+def test_list_filters_by_enum_membership(store) -> None:
+    _, _, executor, initial = store
+    s = Session(initial, executor)
+    both = s.call("list_orders", {"status_in": ["pending", "paid"], "limit": 1})["total"]
+    assert both == sum(s.call("list_orders", {"status": v, "limit": 1})["total"] for v in ("pending", "paid"))
+    with pytest.raises(ToolError):
+        s.call("list_orders", {"status_in": []})
+
+
+def test_delete_only_detail_records(store) -> None:
+    schema, toolset, executor, initial = store
+    deletable = {t.table for t in toolset.tools if t.kind == "delete"}
+    assert "reviews" in deletable and "orders" not in deletable and "categories" not in deletable
+    s = Session(initial, executor)
+    review = s.call("get_review", {"id": 1})
+    assert s.call("delete_review", {"id": 1}) == review
+    with pytest.raises(ToolError) as exc:
+        s.call("delete_review", {"id": 1})
+    assert exc.value.code == "not_found"
+
+
+def test_update_moves_status_only_along_transitions(store) -> None:
+    _, _, executor, initial = store
+    s = Session(initial, executor)
+    pending = s.call("list_orders", {"status": "pending", "limit": 1})["items"][0]
+    assert s.call("update_order", {"id": pending["id"], "status": "paid"})["status"] == "paid"
+    delivered = s.call("list_orders", {"status": "delivered", "limit": 1})["items"][0]
+    with pytest.raises(ToolError) as exc:
+        s.call("update_order", {"id": delivered["id"], "status": "pending"})
+    assert exc.value.code == "forbidden_transition" and "'delivered' is final" in exc.value.message
+    with pytest.raises(ToolError) as exc:
+        s.call("update_order", {"id": pending["id"], "status": "cancelled"})
+    assert exc.value.code == "forbidden_transition" and "cancel_order" in exc.value.message
+    assert s.call("update_order", {"id": delivered["id"], "status": "delivered"})["status"] == "delivered"
+
+
+def test_cancel_order_restocks_in_one_transaction(store) -> None:
+    _, toolset, executor, initial = store
+    assert [e.kind for e in toolset.get("cancel_order").effects] == ["restock"]
+    s = Session(initial, executor)
+    for order in s.call("list_orders", {"status_in": ["pending", "paid"], "limit": 50})["items"]:
+        lines = s.call("list_order_items", {"order_id": order["id"], "limit": 50})["items"]
+        before = {ln["product_id"]: s.call("get_product", {"id": ln["product_id"]})["stock"] for ln in lines}
+        try:
+            s.call("cancel_order", {"id": order["id"]})
+        except ToolError as exc:
+            assert exc.code == "constraint_violation" and "nothing was changed" in exc.message
+            assert s.call("get_order", {"id": order["id"]})["status"] == order["status"]  # rolled back whole
+            continue
+        for product, stock in before.items():
+            returned = sum(ln["quantity"] for ln in lines if ln["product_id"] == product)
+            assert s.call("get_product", {"id": product})["stock"] == stock + returned
+        if lines:
+            return
+    pytest.fail("no cancellable order with lines")
+
+
+def test_cancelling_cascades_to_dependent_records(tmp_path: Path) -> None:
+    schema = build_schema(load_blueprint("clinic_appointments"))
+    toolset = build_toolset(schema)
+    spec = toolset.get("cancel_appointment")
+    cascade = {e.table: e for e in spec.effects if e.kind == "cascade_status"}
+    assert "prescriptions" in cascade and "prescriptions" in spec.description
+    executor = Executor(schema, toolset, CLOCK)
+    s = Session(serialise(populate(schema, 3, tmp_path / "c.sqlite").path), executor)
+    effect = cascade["prescriptions"]
+    live = s.call("list_prescriptions", {f"{effect.column}_in": list(effect.allowed_from), "limit": 50})["items"]
+    for p in live:
+        appointment = s.call("get_appointment", {"id": p[effect.ref]})
+        if appointment["status"] in spec.allowed_from:
+            s.call("cancel_appointment", {"id": appointment["id"]})
+            assert s.call("get_prescription", {"id": p["id"]})[effect.column] == effect.to
+            return
+    pytest.skip("no live prescription under a cancellable appointment in this state")
+
+
+def test_executor_refuses_specs_naming_unknown_columns(store) -> None:
+    schema, toolset, _, _ = store
+    bad = toolset.get("list_orders").model_copy(update={"columns": ("status", "no_such_column")})
+    with pytest.raises(ValueError, match="no_such_column"):
+        Executor(schema, toolset.model_copy(update={"tools": (bad,)}), CLOCK)

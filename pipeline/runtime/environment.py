@@ -4,6 +4,11 @@ An action is ``{"tool": name, "arguments": {...}}`` or ``{"answer": value}``. Ba
 actions never raise: they come back as an observation with a precise error, cost a step
 and leave the session's state untouched. Step budgets, logging and reward shaping are
 wrappers around this class, not features of it.
+
+Reward is the outcome: 1.0 or 0.0 from the task's verifier on the final answer, 0.0 on
+every other step. Each step's ``info["components"]`` records the step signals (call
+syntax valid, execution succeeded; and the outcome on the final step) and
+``reward_weights`` (from the manifest) says how a shaping wrapper may combine them.
 """
 
 from __future__ import annotations
@@ -44,6 +49,7 @@ class Environment:
         self._done = False
         self._steps = 0
         self._rng = random.Random(0)
+        self.reward_weights: dict[str, float] = dict(bundle.manifest.get("reward_weights") or {"outcome": 1.0})
 
     @classmethod
     def from_bundle(cls, path: str | Path) -> Environment:
@@ -72,7 +78,8 @@ class Environment:
         self._steps = 0
         obs = {"type": "task", "instruction": self._task.instruction, "tools": [t.name for t in self.toolset.tools]}
         info = {"task_id": self._task.id, "family": self._task.family, "level": self._task.level,
-                "knobs": self._task.knobs, "bundle": self.bundle.ref, "digest": self.bundle.digest}
+                "knobs": self._task.knobs, "bundle": self.bundle.ref, "digest": self.bundle.digest,
+                "reward_weights": self.reward_weights}
         return obs, info
 
     def step(self, action: Any) -> tuple[Observation, float, bool, bool, Info]:
@@ -83,6 +90,15 @@ class Environment:
             return _error("invalid_state", "the episode has ended; call reset()"), 0.0, True, False, {"call_valid": False}
         self._steps += 1
         info: Info = {"step": self._steps, "call_valid": False, "call_succeeded": False}
+        result = self._dispatch(session, task, action, info)
+        info["components"] = {"call_valid": float(info["call_valid"]),
+                              "call_succeeded": float(info["call_succeeded"])}
+        if "verification" in info:
+            info["components"]["outcome"] = result[1]
+        return result
+
+    def _dispatch(self, session: Session, task: Task, action: Any,
+                  info: Info) -> tuple[Observation, float, bool, bool, Info]:
         if not isinstance(action, dict):
             return _error("invalid_action", f"an action must be an object, got {type(action).__name__}"), 0.0, False, False, info
         keys = set(action)
@@ -113,6 +129,7 @@ class Environment:
         verdict = session.verify(task.verifier, answer)
         self._done = True
         info["call_valid"] = True
+        info["call_succeeded"] = True
         info["verification"] = verdict.model_dump(mode="json")
         return {"type": "done", "reward": verdict.reward}, verdict.reward, True, False, info
 

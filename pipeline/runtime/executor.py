@@ -1,9 +1,10 @@
 """The one executor that interprets every tool spec.
 
-Identifiers in SQL come only from the validated spec (table and column names of the
-schema); every value an agent sends reaches SQLite as a bound parameter. Each call runs
-in its own savepoint, so a failing call leaves the state exactly as it was. Every
-failure is a :class:`ToolError` with a typed code and a message an agent can act on.
+Identifiers in SQL come only from the schema (table and column names, checked against
+it when the executor is built, and again per call for names an agent picks from an
+enum); every value an agent sends reaches SQLite as a bound parameter. Each call runs in
+its own savepoint, so a failing call leaves the state exactly as it was. Every failure
+is a :class:`ToolError` with a typed code and a message an agent can act on.
 """
 
 from __future__ import annotations
@@ -14,7 +15,10 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from pipeline.schema import Schema, Table
-from pipeline.tools import DEFAULT_PAGE_SIZE, ToolSpec, Toolset
+from pipeline.tools import DEFAULT_PAGE_SIZE, Effect, ToolSpec, Toolset, group_columns, measure_columns
+
+_SQL_METRIC = {"count": "count", "sum": "sum", "avg": "avg", "min": "min", "max": "max"}
+_RANGE_SUFFIXES = (("_min", ">="), ("_max", "<="), ("_from", ">="), ("_to", "<="))
 
 
 class ToolError(Exception):
@@ -31,13 +35,33 @@ def _q(identifier: str) -> str:
     return '"' + identifier.replace('"', '""') + '"'
 
 
+def _nice(name: str) -> str:
+    return name.replace("_", " ")
+
+
+def _options(values: tuple[str, ...] | list[str]) -> str:
+    return " or ".join(f"'{v}'" for v in values)
+
+
 def _describe(error: Any) -> str:
     where = ".".join(str(p) for p in error.absolute_path)
     if error.validator == "additionalProperties":
         return error.message.replace("Additional properties are not allowed", "unknown argument(s)")
     if error.validator == "required":
         return error.message.replace("is a required property", "is required")
+    if error.validator == "minProperties" and not where:
+        return "nothing to change: give the id and at least one field"
+    if error.validator is False or error.message.startswith("False schema"):
+        return f"argument '{where}' does not apply here"
     return f"argument '{where}': {error.message}" if where else error.message
+
+
+def _leaf_errors(errors: list[Any]) -> list[Any]:
+    """Errors inside allOf/if-then branches say more than the branch failure that wraps them."""
+    out = []
+    for e in errors:
+        out.extend(_leaf_errors(list(e.context)) if e.context else [e])
+    return out
 
 
 class Executor:
@@ -47,9 +71,32 @@ class Executor:
         self.schema = schema
         self.toolset = toolset
         self.clock = clock
+        self._tables = {t.name: t for t in schema.tables}
+        for spec in toolset.tools:
+            self._check_spec(spec)
         self._specs = {t.name: t for t in toolset.tools}
         self._validators = {t.name: Draft202012Validator(t.parameters) for t in toolset.tools}
-        self._tables = {t.name: t for t in schema.tables}
+
+    def _check_spec(self, spec: ToolSpec) -> None:
+        """Refuse a spec naming anything the schema does not have: SQL identifiers come from here."""
+        def need(table: str, *columns: str | None) -> None:
+            t = self._tables.get(table)
+            if t is None:
+                raise ValueError(f"tool {spec.name}: unknown table {table!r}")
+            names = {c.name for c in t.columns}
+            for col in columns:
+                if col is not None and col not in names:
+                    raise ValueError(f"tool {spec.name}: table {table!r} has no column {col!r}")
+
+        if spec.kind == "aggregate":
+            return
+        need(spec.table, *spec.columns, spec.status_column, spec.sets_time)
+        for e in spec.effects:
+            if e.kind == "cascade_status":
+                need(e.table, e.column, e.ref)
+            else:
+                need(e.table, e.column)
+                need(str(e.lines), e.ref, e.item, e.quantity)
 
     def spec(self, name: str) -> ToolSpec:
         spec = self._specs.get(name)
@@ -61,32 +108,37 @@ class Executor:
         spec = self.spec(name)
         if not isinstance(arguments, dict):
             raise ToolError("invalid_argument", f"arguments of {name} must be a JSON object, got {type(arguments).__name__}")
-        errors = sorted(self._validators[name].iter_errors(arguments), key=lambda e: list(e.absolute_path))
+        errors = _leaf_errors(list(self._validators[name].iter_errors(arguments)))
         if errors:
-            raise ToolError("invalid_argument", f"{name}: " + "; ".join(_describe(e) for e in errors[:3]))
+            errors.sort(key=lambda e: [str(p) for p in e.absolute_path])
+            messages = list(dict.fromkeys(_describe(e) for e in errors))
+            raise ToolError("invalid_argument", f"{name}: " + "; ".join(messages[:3]))
         return spec
 
     def call(self, conn: sqlite3.Connection, name: str, arguments: Any) -> Any:
         """Validate and run one call in its own savepoint; raise ToolError on any failure."""
         spec = self.validate(name, arguments)
-        table = self._tables[spec.table]
         conn.execute("SAVEPOINT tool_call")
         try:
-            result = getattr(self, f"_{spec.kind}")(conn, spec, table, arguments)
+            result = getattr(self, f"_{spec.kind}")(conn, spec, arguments)
         except (ToolError, sqlite3.IntegrityError, OverflowError) as exc:
             conn.execute("ROLLBACK TO tool_call")
             conn.execute("RELEASE tool_call")
-            raise _as_tool_error(name, table, exc) from None
+            raise _as_tool_error(spec, self._tables.get(spec.table), exc) from None
+        except BaseException:
+            conn.execute("ROLLBACK TO tool_call")
+            conn.execute("RELEASE tool_call")
+            raise
         conn.execute("RELEASE tool_call")
         return result
 
-    # -- kinds ---------------------------------------------------------------------------
+    # -- helpers -------------------------------------------------------------------------
 
     def _row(self, conn: sqlite3.Connection, table: Table, row_id: int) -> dict[str, Any]:
         cur = conn.execute(f"SELECT * FROM {_q(table.name)} WHERE id = ?", (row_id,))
         row = cur.fetchone()
         if row is None:
-            raise ToolError("not_found", f"no {table.entity.replace('_', ' ')} with id {row_id}")
+            raise ToolError("not_found", f"no {_nice(table.entity)} with id {row_id}")
         return self._to_json(table, [d[0] for d in cur.description], row)
 
     def _to_json(self, table: Table, names: list[str], row: tuple[Any, ...]) -> dict[str, Any]:
@@ -96,25 +148,54 @@ class Executor:
                 out[c.name] = bool(out[c.name])
         return out
 
-    def _get(self, conn: sqlite3.Connection, spec: ToolSpec, table: Table, args: dict[str, Any]) -> dict[str, Any]:
-        return self._row(conn, table, args["id"])
-
-    def _list(self, conn: sqlite3.Connection, spec: ToolSpec, table: Table, args: dict[str, Any]) -> dict[str, Any]:
+    def _where(self, table: Table, args: dict[str, Any]) -> tuple[str, list[Any]]:
+        """WHERE clause for the typed filters; column names come from the table, values are bound."""
         where, params = [], []
-        for col in spec.columns:
+        for c in table.columns:
+            if c.semantic == "text":
+                continue
+            col = c.name
             if col in args:
                 where.append(f"{_q(col)} = ?")
                 params.append(args[col])
-            for suffix, op in (("_min", ">="), ("_max", "<="), ("_from", ">="), ("_to", "<=")):
+            if col + "_in" in args and c.values:
+                values = list(args[col + "_in"])
+                where.append(f"{_q(col)} IN ({', '.join('?' for _ in values)})")
+                params.extend(values)
+            for suffix, op in _RANGE_SUFFIXES:
                 if col + suffix in args:
                     where.append(f"{_q(col)} {op} ?")
                     params.append(args[col + suffix])
             if col + "_contains" in args:
                 where.append(f"instr(lower({_q(col)}), lower(?)) > 0")
                 params.append(args[col + "_contains"])
-        clause = f" WHERE {' AND '.join(where)}" if where else ""
+        return (f" WHERE {' AND '.join(where)}" if where else ""), params
+
+    def _column_name(self, table: Table, name: Any, argument: str) -> str:
+        for c in table.columns:
+            if c.name == name:
+                return c.name
+        raise ToolError("invalid_argument", f"{argument}: {table.name} has no field {name!r}")
+
+    def _check_refs(self, conn: sqlite3.Connection, table: Table, args: dict[str, Any]) -> None:
+        for col in table.foreign_keys:
+            value = args.get(col.name)
+            if value is None or col.references is None:
+                continue
+            if conn.execute(f"SELECT 1 FROM {_q(col.references)} WHERE id = ?", (value,)).fetchone() is None:
+                target = _nice(self._tables[col.references].entity)
+                raise ToolError("not_found", f"{col.name}={value}: no {target} with id {value}")
+
+    # -- kinds ---------------------------------------------------------------------------
+
+    def _get(self, conn: sqlite3.Connection, spec: ToolSpec, args: dict[str, Any]) -> dict[str, Any]:
+        return self._row(conn, self._tables[spec.table], args["id"])
+
+    def _list(self, conn: sqlite3.Connection, spec: ToolSpec, args: dict[str, Any]) -> dict[str, Any]:
+        table = self._tables[spec.table]
+        clause, params = self._where(table, args)
         total = conn.execute(f"SELECT count(*) FROM {_q(table.name)}{clause}", params).fetchone()[0]
-        order = args.get("order_by", "id")
+        order = self._column_name(table, args.get("order_by", "id"), "order_by")
         direction = "DESC" if args.get("descending") else "ASC"
         limit = args.get("limit", DEFAULT_PAGE_SIZE)
         offset = args.get("offset", 0)
@@ -127,16 +208,37 @@ class Executor:
         next_offset = offset + len(items) if offset + len(items) < total else None
         return {"items": items, "total": total, "next_offset": next_offset}
 
-    def _check_refs(self, conn: sqlite3.Connection, table: Table, args: dict[str, Any]) -> None:
-        for col in table.foreign_keys:
-            value = args.get(col.name)
-            if value is None or col.references is None:
-                continue
-            if conn.execute(f"SELECT 1 FROM {_q(col.references)} WHERE id = ?", (value,)).fetchone() is None:
-                target = self._tables[col.references].entity.replace("_", " ")
-                raise ToolError("not_found", f"{col.name}={value}: no {target} with id {value}")
+    def _aggregate(self, conn: sqlite3.Connection, spec: ToolSpec, args: dict[str, Any]) -> dict[str, Any]:
+        table = self._tables.get(args["table"])
+        if table is None:
+            raise ToolError("invalid_argument", f"unknown table {args['table']!r}; tables: {', '.join(self._tables)}")
+        metric = args["metric"]
+        column = args.get("column")
+        numeric = [c.name for c in measure_columns(table)]
+        if metric != "count" and column is None:
+            raise ToolError("invalid_argument", f"metric '{metric}' needs 'column', one of: {', '.join(numeric) or 'none'}")
+        if column is not None and column not in numeric:
+            raise ToolError("invalid_argument", f"column {column!r} is not a numeric field of {table.name}; "
+                                                f"use one of: {', '.join(numeric) or 'none'}")
+        group_by = args.get("group_by")
+        if group_by is not None and group_by not in {c.name for c in group_columns(table)}:
+            raise ToolError("invalid_argument", f"group_by {group_by!r} is not a category, flag or reference of "
+                                                f"{table.name}; use one of: {', '.join(c.name for c in group_columns(table))}")
+        clause, params = self._where(table, args.get("where", {}))
+        value = "count(*)" if metric == "count" else f"{_SQL_METRIC[metric]}({_q(str(column))})"
+        key = _q(group_by) if group_by else "NULL"
+        grouped = f" GROUP BY {key}" if group_by else ""
+        order = "value DESC, key ASC" if args.get("descending") else "key ASC"
+        source = f"SELECT {key} AS key, count(*) AS n, {value} AS value FROM {_q(table.name)}{clause}{grouped}"
+        total = conn.execute(f"SELECT count(*) FROM ({source})", params).fetchone()[0]
+        rows = conn.execute(f"{source} ORDER BY {order} LIMIT ?", [*params, args.get("limit", DEFAULT_PAGE_SIZE)])
+        as_bool = group_by is not None and table.column(group_by).sql_type == "BOOLEAN"
+        groups = [{"key": bool(k) if as_bool and k is not None else k, "count": n, "value": v} for k, n, v in rows]
+        return {"table": table.name, "metric": metric, "column": column, "group_by": group_by,
+                "groups": groups, "total_groups": total}
 
-    def _create(self, conn: sqlite3.Connection, spec: ToolSpec, table: Table, args: dict[str, Any]) -> dict[str, Any]:
+    def _create(self, conn: sqlite3.Connection, spec: ToolSpec, args: dict[str, Any]) -> dict[str, Any]:
+        table = self._tables[spec.table]
         self._check_refs(conn, table, args)
         values = {c: args[c] for c in spec.columns if c in args}
         for col in table.columns:
@@ -150,47 +252,112 @@ class Executor:
         )
         return self._row(conn, table, int(cur.lastrowid or 0))
 
-    def _update(self, conn: sqlite3.Connection, spec: ToolSpec, table: Table, args: dict[str, Any]) -> dict[str, Any]:
-        self._row(conn, table, args["id"])
+    def _update(self, conn: sqlite3.Connection, spec: ToolSpec, args: dict[str, Any]) -> dict[str, Any]:
+        table = self._tables[spec.table]
+        row = self._row(conn, table, args["id"])
         self._check_refs(conn, table, args)
-        names = [c for c in spec.columns if c in args]
-        conn.execute(
-            f"UPDATE {_q(table.name)} SET {', '.join(f'{_q(n)} = ?' for n in names)} WHERE id = ?",
-            [args[n] for n in names] + [args["id"]],
-        )
+        sets = {c: args[c] for c in spec.columns if c in args}
+        status = spec.status_column
+        if status is not None and status in args and args[status] != row[status]:
+            self._check_move(spec, table, args["id"], str(row[status]), str(args[status]))
+            sets[status] = args[status]
+            sets.update(self._stamps(table, row, status, str(args[status]), sets))
+        if sets:
+            conn.execute(
+                f"UPDATE {_q(table.name)} SET {', '.join(f'{_q(n)} = ?' for n in sets)} WHERE id = ?",
+                [*sets.values(), args["id"]],
+            )
         return self._row(conn, table, args["id"])
 
-    def _transition(self, conn: sqlite3.Connection, spec: ToolSpec, table: Table, args: dict[str, Any]) -> dict[str, Any]:
+    def _stamps(self, table: Table, row: dict[str, Any], status: str, value: str,
+                already: dict[str, Any]) -> dict[str, str]:
+        """Times the schema ties to reaching a status value (``shipped_at`` for 'shipped'), set to now if empty."""
+        out = {}
+        for c in table.columns:
+            stamp = getattr(c, "stamp", None)
+            if (stamp is not None and stamp.column == status and stamp.value == value
+                    and row.get(c.name) is None and c.name not in already):
+                out[c.name] = self.clock[:10] if c.semantic == "date" else self.clock
+        return out
+
+    def _check_move(self, spec: ToolSpec, table: Table, row_id: int, current: str, new: str) -> None:
+        subject = f"{_nice(table.entity)} {row_id}"
+        if new in spec.reserved:
+            raise ToolError("forbidden_transition",
+                            f"{spec.status_column} '{new}' is set only by {spec.reserved[new]}; call it instead")
+        allowed = (spec.transitions or {}).get(current, ())
+        if new not in allowed:
+            where = f"it can move only to {_options(allowed)}" if allowed else f"'{current}' is final"
+            raise ToolError("forbidden_transition",
+                            f"{subject} is '{current}'; {spec.status_column} cannot become '{new}' ({where})")
+
+    def _delete(self, conn: sqlite3.Connection, spec: ToolSpec, args: dict[str, Any]) -> dict[str, Any]:
+        table = self._tables[spec.table]
+        row = self._row(conn, table, args["id"])
+        conn.execute(f"DELETE FROM {_q(table.name)} WHERE id = ?", (args["id"],))
+        return row
+
+    def _transition(self, conn: sqlite3.Connection, spec: ToolSpec, args: dict[str, Any]) -> dict[str, Any]:
+        table = self._tables[spec.table]
         row = self._row(conn, table, args["id"])
         status_col = spec.status_column or "status"
         current = row[status_col]
         if current not in spec.allowed_from:
-            allowed = " or ".join(f"'{v}'" for v in spec.allowed_from)
             raise ToolError(
                 "forbidden_transition",
-                f"{table.entity.replace('_', ' ')} {args['id']} is '{current}'; {spec.name} is allowed only from {allowed}",
+                f"{_nice(table.entity)} {args['id']} is '{current}'; {spec.name} is allowed only from "
+                f"{_options(spec.allowed_from)}",
             )
-        sets = {status_col: spec.to}
+        sets: dict[str, Any] = {status_col: spec.to}
         if spec.sets_time:
             sets[spec.sets_time] = self.clock
+        sets.update(self._stamps(table, row, status_col, str(spec.to), sets))
         conn.execute(
             f"UPDATE {_q(table.name)} SET {', '.join(f'{_q(k)} = ?' for k in sets)} WHERE id = ?",
             [*sets.values(), args["id"]],
         )
+        for effect in spec.effects:
+            self._apply(conn, spec, effect, args["id"])
         return self._row(conn, table, args["id"])
 
+    def _apply(self, conn: sqlite3.Connection, spec: ToolSpec, e: Effect, row_id: int) -> None:
+        if e.kind == "cascade_status":
+            marks = ", ".join("?" for _ in e.allowed_from)
+            conn.execute(
+                f"UPDATE {_q(e.table)} SET {_q(e.column)} = ? WHERE {_q(e.ref)} = ? AND {_q(e.column)} IN ({marks})",
+                [e.to, row_id, *e.allowed_from],
+            )
+            return
+        lines = conn.execute(
+            f"SELECT {_q(str(e.item))}, sum({_q(str(e.quantity))}) FROM {_q(str(e.lines))} "
+            f"WHERE {_q(e.ref)} = ? AND {_q(str(e.item))} IS NOT NULL GROUP BY 1 ORDER BY 1",
+            (row_id,),
+        ).fetchall()
+        target = self._tables[e.table]
+        for item_id, qty in lines:
+            try:
+                conn.execute(f"UPDATE {_q(e.table)} SET {_q(e.column)} = {_q(e.column)} + ? WHERE id = ?",
+                             (qty or 0, item_id))
+            except sqlite3.IntegrityError:
+                cap = target.column(e.column).max
+                limit = f" (at most {cap:g})" if cap is not None else ""
+                raise ToolError("constraint_violation",
+                                f"{spec.name}: returning {qty} to {_nice(target.entity)} {item_id}'s {_nice(e.column)} "
+                                f"would break its limit{limit}; nothing was changed") from None
 
-def _as_tool_error(tool: str, table: Table, exc: Exception) -> ToolError:
+
+def _as_tool_error(spec: ToolSpec, table: Table | None, exc: Exception) -> ToolError:
     """Translate what SQLite refused into the typed error an agent can act on."""
     if isinstance(exc, ToolError):
         return exc
     if isinstance(exc, OverflowError):
-        return ToolError("invalid_argument", f"{tool}: a number is outside the 64-bit integer range")
+        return ToolError("invalid_argument", f"{spec.name}: a number is outside the 64-bit integer range")
     text = str(exc)
+    entity = _nice(table.entity) if table is not None else "record"
     if text.startswith("UNIQUE"):
         cols = text.split(":", 1)[-1].strip()
-        return ToolError("conflict", f"another {table.entity.replace('_', ' ')} already has this value of {cols}")
-    if text.startswith("CHECK"):
+        return ToolError("conflict", f"another {entity} already has this value of {cols}")
+    if text.startswith("CHECK") and table is not None:
         name = text.split(":", 1)[-1].strip()
         column = name.removeprefix(f"ck_{table.name}_").rsplit("_", 1)[0]
         col = next((c for c in table.columns if c.name == column), None)
@@ -204,5 +371,7 @@ def _as_tool_error(tool: str, table: Table, exc: Exception) -> ToolError:
     if text.startswith("NOT NULL"):
         return ToolError("invalid_argument", f"{text.split('.', 1)[-1]} is required")
     if text.startswith("FOREIGN KEY"):
+        if spec.kind == "delete":
+            return ToolError("conflict", f"other records still refer to this {entity}; remove them first")
         return ToolError("not_found", "a referenced record does not exist")
     return ToolError("constraint_violation", text)

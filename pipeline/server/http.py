@@ -1,0 +1,227 @@
+"""The FastAPI app: sessions, one route per tool, /health, and MCP at /mcp.
+
+Every body is parsed and checked here against the same JSON Schemas the served OpenAPI
+document shows, so a bad request of any shape (not JSON, NaN, wrong types, unknown
+fields, too large, an unknown session) is a 4xx ``{"code", "message"}`` and never
+reaches the environment. Handlers are ``async`` and do their (sub-millisecond, in-memory
+SQLite) work on the event loop: one thread owns every session, so sessions need no locks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
+from jsonschema import Draft202012Validator
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Route
+
+from pipeline.server.openapi import BODIES, served_openapi
+from pipeline.server.sessions import CapacityError, SessionManager, UnknownSession
+from pipeline.tools import ERROR_STATUS, SESSION_HEADER
+
+log = logging.getLogger("synthenv.server")
+DEFAULT_MAX_BODY = 1 << 20
+_STATUS = {**ERROR_STATUS, "invalid_action": 400, "invalid_state": 409, "payload_too_large": 413, "unavailable": 503}
+
+
+class ApiError(Exception):
+    def __init__(self, code: str, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.code, self.message, self.status = code, message, status or _STATUS.get(code, 400)
+
+
+def _ok(payload: Any, status: int = 200) -> JSONResponse:
+    return JSONResponse(payload, status_code=status)
+
+
+def _error(status: int, code: str, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"code": code, "message": message}, status_code=status, headers=headers)
+
+
+def _no_constants(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+async def _json_body(request: Request, limit: int, required: bool) -> Any:
+    """The request's JSON body, read up to ``limit`` bytes; ApiError for anything else."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise ApiError("payload_too_large", f"the body is {declared} bytes; the limit is {limit}")
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise ApiError("payload_too_large", f"the body is over the limit of {limit} bytes")
+        chunks.append(chunk)
+    raw = b"".join(chunks)
+    if not raw.strip():
+        if required:
+            raise ApiError("invalid_argument", "a JSON object body is required")
+        return {}
+    try:
+        return json.loads(raw, parse_constant=_no_constants)
+    except (ValueError, RecursionError) as exc:
+        raise ApiError("invalid_argument", f"the body is not valid JSON: {str(exc)[:200]}") from None
+
+
+def _check(validator: Draft202012Validator, body: Any, what: str) -> dict[str, Any]:
+    error = next(iter(sorted(validator.iter_errors(body), key=lambda e: list(map(str, e.absolute_path)))), None)
+    if error is not None:
+        where = ".".join(map(str, error.absolute_path))
+        raise ApiError("invalid_argument", f"{what}: {where + ': ' if where else ''}{error.message[:300]}")
+    return dict(body)
+
+
+def create_app(bundle_path: str | Path, max_sessions: int = 256, session_ttl: float = 900.0, *,
+               max_body_bytes: int = DEFAULT_MAX_BODY, host: str | None = None) -> FastAPI:
+    """One process serving many isolated sessions of one bundle.
+
+    ``host`` is where the server listens; on a loopback address the MCP endpoint also
+    refuses requests whose Host/Origin headers are not loopback (DNS-rebinding guard).
+    """
+    manager = SessionManager(bundle_path, max_sessions=max_sessions, session_ttl=session_ttl)
+    mcp_server = _mcp_server(manager)
+    validators = {name: Draft202012Validator(schema) for name, schema in BODIES.items()}
+    tools = {t.name for t in manager.template.toolset.tools}
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        reaper = asyncio.create_task(_reap_forever(manager))
+        try:
+            async with mcp_server.session_manager.run() if mcp_server is not None else contextlib.nullcontext():
+                yield
+        finally:
+            reaper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await reaper
+            manager.close_all()
+
+    app = FastAPI(title=str(manager.bundle.manifest.get("title") or manager.bundle.name),
+                  version=manager.bundle.version, lifespan=lifespan, docs_url="/docs", redoc_url=None)
+    app.state.manager = manager
+    app.state.mcp = mcp_server
+    app.state.probe_sessions = []
+    document = served_openapi(manager.bundle.read_json("openapi.json"), manager.bundle.ref)
+    app.openapi = lambda: document  # type: ignore[method-assign]
+
+    @app.exception_handler(ApiError)
+    async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
+        return _error(exc.status, exc.code, exc.message)
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
+        return _error(400, "invalid_argument", str(exc.errors())[:300])
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "invalid_argument")
+        return _error(exc.status_code, code, str(exc.detail), headers=getattr(exc, "headers", None))
+
+    def session(session_id: str) -> Any:
+        try:
+            return manager.get(session_id)
+        except UnknownSession as exc:
+            raise ApiError("not_found", exc.message) from None
+
+    async def body(request: Request, name: str, required: bool = False) -> dict[str, Any]:
+        return _check(validators[name], await _json_body(request, max_body_bytes, required), name)
+
+    def unknown_task(exc: ValueError) -> ApiError:
+        return ApiError("not_found", str(exc))
+
+    @app.get("/health", include_in_schema=False)
+    async def health() -> JSONResponse:
+        return _ok({"status": "ok", "bundle": manager.bundle.ref, "digest": manager.bundle.digest,
+                    "sessions": len(manager)})
+
+    @app.post("/sessions", include_in_schema=False, status_code=201)
+    async def create_session(request: Request) -> JSONResponse:
+        args = await body(request, "SessionCreate")
+        try:
+            sid, obs, info = manager.create(task_id=args.get("task_id"), seed=args.get("seed"))
+        except CapacityError as exc:
+            return _error(503, "unavailable", str(exc), headers={"Retry-After": "1"})
+        except ValueError as exc:
+            raise unknown_task(exc) from None
+        return _ok({"session_id": sid, "observation": obs, "info": info}, 201)
+
+    @app.post("/sessions/{session_id}/reset", include_in_schema=False)
+    async def reset(session_id: str, request: Request) -> JSONResponse:
+        args = await body(request, "SessionReset")
+        session(session_id)
+        try:
+            obs, info = manager.reset(session_id, task_id=args.get("task_id"), seed=args.get("seed"))
+        except ValueError as exc:
+            raise unknown_task(exc) from None
+        return _ok({"observation": obs, "info": info})
+
+    @app.post("/sessions/{session_id}/step", include_in_schema=False)
+    async def step(session_id: str, request: Request) -> JSONResponse:
+        args = await body(request, "StepRequest", required=True)
+        obs, reward, terminated, truncated, info = session(session_id).step(args["action"])
+        return _ok({"observation": obs, "reward": reward, "terminated": terminated, "truncated": truncated,
+                    "info": info})
+
+    @app.post("/sessions/{session_id}/verify", include_in_schema=False)
+    async def verify(session_id: str, request: Request) -> JSONResponse:
+        args = await body(request, "VerifyRequest")
+        return _ok(session(session_id).verify(args.get("answer")))
+
+    @app.delete("/sessions/{session_id}", include_in_schema=False, status_code=204)
+    async def close(session_id: str) -> Response:
+        if not manager.close(session_id):
+            raise ApiError("not_found", f"no open session {session_id[:80]!r} (already closed, reaped or never made)")
+        return Response(status_code=204)
+
+    async def call_tool(request: Request) -> JSONResponse:
+        # A plain Starlette route: the hot path skips FastAPI's dependency resolution.
+        tool_name = str(request.path_params["tool_name"])
+        sid = request.headers.get(SESSION_HEADER)
+        if not sid:
+            raise ApiError("invalid_argument", f"missing {SESSION_HEADER} header: create a session with POST /sessions")
+        env = session(sid)
+        if tool_name not in tools:
+            raise ApiError("not_found", f"unknown tool {tool_name[:80]!r}; GET /openapi.json lists the tools")
+        arguments = await _json_body(request, max_body_bytes, required=True)
+        obs, _, _, _, _ = env.step({"tool": tool_name, "arguments": arguments})
+        if obs["type"] == "tool_result":
+            return _ok(obs["result"])
+        error = obs["error"]
+        raise ApiError(str(error["code"]), str(error["message"]))
+
+    app.router.routes.append(Route("/tools/{tool_name}", call_tool, methods=["POST"]))
+    if mcp_server is not None:
+        mcp_app = mcp_server.streamable_http_app(
+            streamable_http_path="/mcp", json_response=True, max_request_body_size=max_body_bytes,
+            session_idle_timeout=max(session_ttl, 1.0), max_sessions=max_sessions, host=host or "0.0.0.0",
+        )
+        app.router.routes.extend(mcp_app.routes)
+    return app
+
+
+def _mcp_server(manager: SessionManager) -> Any:
+    """The MCP server, or None (logged) where the ``mcp`` package is not installed: REST still works."""
+    try:
+        from pipeline.server.mcp import build_mcp_server
+    except ImportError as exc:
+        log.warning("MCP endpoint disabled: %s (pip install mcp)", exc)
+        return None
+    return build_mcp_server(manager)
+
+
+async def _reap_forever(manager: SessionManager) -> None:
+    interval = min(max(manager.session_ttl / 4, 0.05), 30.0)
+    while True:
+        await asyncio.sleep(interval)
+        reaped = manager.reap()
+        if reaped:
+            log.info("reaped %d idle session(s)", reaped)

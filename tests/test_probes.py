@@ -1,0 +1,80 @@
+"""Build-time probes: every tool proven on a scratch copy; a bad tool fails naming itself."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pipeline.blueprint import load_blueprint
+from pipeline.populate import populate
+from pipeline.probes import ProbeFailure, plan, run_probes, summary
+from pipeline.runtime.session import serialise
+from pipeline.schema import build_schema
+from pipeline.tools import build_toolset
+
+CLOCK = "2026-01-15T12:00:00"
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory):
+    schema = build_schema(load_blueprint("online_store"))
+    toolset = build_toolset(schema)
+    state = populate(schema, 2, tmp_path_factory.mktemp("probes") / "s.sqlite").path
+    return schema, toolset, serialise(state)
+
+
+def test_every_tool_passes_and_counts_match_the_plan(world) -> None:
+    schema, toolset, initial = world
+    report = run_probes(schema, toolset, initial, CLOCK)
+    counts = report.as_dict(len(toolset.tools))
+    assert counts == summary(schema, toolset)
+    assert counts["failed"] == 0 and counts["valid"] >= len(toolset.tools)
+    by_tool = {t.name: plan(t, schema) for t in toolset.tools}
+    for spec in toolset.tools:
+        cases = by_tool[spec.name]
+        assert any(c.startswith("valid") for c in cases) and "wrong_type" in cases
+        if spec.kind in ("get", "update", "delete", "transition"):
+            assert "unknown_id" in cases
+        if spec.kind == "transition":
+            assert "forbidden_transition" in cases
+    assert "unknown_reference" in by_tool["create_order_item"] and "duplicate_unique" in by_tool["create_category"]
+
+
+def test_a_result_schema_that_lies_fails_naming_the_tool(world) -> None:
+    schema, toolset, initial = world
+    spec = toolset.get("get_order")
+    lying = {**spec.result, "properties": {**spec.result["properties"], "total": {"type": "string"}}}
+    broken = toolset.model_copy(update={"tools": (spec.model_copy(update={"result": lying}),)})
+    with pytest.raises(ProbeFailure, match=r"tool get_order \(valid\).*result schema"):
+        run_probes(schema, broken, initial, CLOCK)
+
+
+def test_arguments_the_state_cannot_satisfy_fail_naming_the_tool(world) -> None:
+    schema, toolset, initial = world
+    spec = toolset.get("create_category")
+    props = {**spec.parameters["properties"], "name": {"type": "string", "maxLength": 1}}
+    narrow = spec.model_copy(update={"parameters": {**spec.parameters, "properties": props}})
+    with pytest.raises(ProbeFailure, match="tool create_category"):
+        run_probes(schema, toolset.model_copy(update={"tools": (narrow,)}), initial, CLOCK)
+
+
+def test_a_transition_that_accepts_everything_fails(world, monkeypatch: pytest.MonkeyPatch) -> None:
+    import pipeline.probes as probes
+
+    schema, toolset, initial = world
+    spec = toolset.get("cancel_order")
+    expected = plan(spec, schema)
+    lax = spec.model_copy(update={"allowed_from": tuple(schema.table("orders").column("status").values or ())})
+    # The plan of the real spec expects a forbidden transition the lax spec never refuses.
+    monkeypatch.setattr(probes, "plan", lambda s, sc: expected)
+    with pytest.raises(ProbeFailure, match=r"tool cancel_order \(forbidden_transition\)"):
+        run_probes(schema, toolset.model_copy(update={"tools": (lax,)}), initial, CLOCK)
+
+
+def test_manifest_records_the_probe_counts(store_bundle: Path) -> None:
+    manifest = json.loads((store_bundle / "manifest.json").read_text(encoding="utf-8"))
+    probes = manifest["tool_probes"]
+    assert probes["tools"] == manifest["counts"]["tools"] and probes["failed"] == 0
+    assert probes["calls"] == probes["valid"] + probes["invalid"] and probes["invalid"] > probes["tools"]

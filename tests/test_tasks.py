@@ -1,0 +1,201 @@
+"""Step 4 over whole generated bundles: families, knobs, wording, proofs, determinism.
+
+Runs on the session's three bundles (online_store, clinic_appointments, library_loans),
+so each property is checked on real, different schemas rather than on a toy one.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from pipeline import Environment
+from pipeline.runtime.session import Session
+from pipeline.taskgen import FAMILIES
+from pipeline.taskgen.proof import REFUSAL, fingerprint, replay
+from pipeline.tasks import Task
+from pipeline.verify import normalise_text
+from tests.conftest import TEST_DOMAINS
+
+ALL_KNOBS = {"reference_calls", "writes"}
+
+
+@pytest.fixture(scope="module")
+def envs(bundles: dict[str, Path]) -> dict[str, Environment]:
+    return {d: Environment.from_bundle(p) for d, p in bundles.items()}
+
+
+def test_at_least_ten_families_each_with_levels_zero_to_five() -> None:
+    assert len(FAMILIES) >= 10
+    for family in FAMILIES.values():
+        assert sorted(family.levels) == list(range(6)), family.name
+        assert family.knobs and family.description
+
+
+@pytest.mark.parametrize("domain", TEST_DOMAINS)
+def test_every_family_ships_tasks_at_several_levels(envs: dict[str, Environment], domain: str) -> None:
+    by_family: dict[str, set[int]] = defaultdict(set)
+    for t in envs[domain].tasks:
+        by_family[t.family].add(t.level)
+    assert set(by_family) == set(FAMILIES), set(FAMILIES) - set(by_family)
+    for family, levels in by_family.items():
+        assert len(levels) >= 4, (family, levels)
+
+
+@pytest.mark.parametrize("domain", TEST_DOMAINS)
+def test_reference_length_grows_with_level(envs: dict[str, Environment], domain: str) -> None:
+    """Per family the mean tool calls never drop from one level to the next, and overall they grow."""
+    calls: dict[str, dict[int, list[int]]] = defaultdict(lambda: defaultdict(list))
+    for t in envs[domain].tasks:
+        calls[t.family][t.level].append(len(t.solution))
+    for family, levels in calls.items():
+        means = [sum(v) / len(v) for _, v in sorted(levels.items())]
+        assert means == sorted(means), (family, dict(levels))
+        assert means[-1] > means[0], (family, dict(levels))
+    overall = defaultdict(list)
+    for t in envs[domain].tasks:
+        overall[t.level].append(len(t.solution))
+    low, high = min(overall), max(overall)
+    assert sum(overall[high]) / len(overall[high]) >= 2 * sum(overall[low]) / len(overall[low])
+
+
+@pytest.mark.parametrize("domain", TEST_DOMAINS)
+def test_knobs_are_declared_and_recorded(envs: dict[str, Environment], domain: str) -> None:
+    for t in envs[domain].tasks:
+        family = FAMILIES[t.family]
+        assert set(family.knobs) <= set(t.knobs), (t.id, family.knobs, t.knobs)
+        assert ALL_KNOBS <= set(t.knobs)
+        assert t.knobs["reference_calls"] == len(t.solution)
+
+
+@pytest.mark.parametrize("domain", TEST_DOMAINS)
+def test_every_question_has_exactly_one_answer_in_the_initial_state(envs: dict[str, Environment],
+                                                                      domain: str) -> None:
+    """The groundings (every entity the wording names, every ranking boundary) hold on a fresh copy."""
+    env = envs[domain]
+    session = Session(env.bundle.state_bytes, env.executor)
+    try:
+        for t in env.tasks:
+            for g in t.grounding:
+                total = session.call(g.tool, {**g.arguments, "limit": 1})["total"]
+                assert total == g.total, (t.id, g)
+            names_rows = not t.knobs.get("ids_given") and t.knobs.get("references", 1) > 0
+            if t.family == "bulk_update":
+                assert t.grounding[-1].total == t.knobs["writes"], t.id
+            elif names_rows and t.family not in ("count", "aggregate", "topk", "infeasible"):
+                assert any(g.total == 1 for g in t.grounding), t.id
+    finally:
+        session.close()
+
+
+@pytest.mark.parametrize("domain", TEST_DOMAINS)
+def test_instructions_are_distinct_and_name_no_ids_unless_the_level_says(envs: dict[str, Environment],
+                                                                         domain: str) -> None:
+    tasks = envs[domain].tasks
+    keys = [normalise_text(t.instruction) for t in tasks]
+    assert len(set(keys)) == len(keys)
+    for t in tasks:
+        mentions_id = " id " in f" {t.instruction} " or "#" in t.instruction
+        assert mentions_id == bool(t.knobs.get("ids_given")), t.instruction
+        assert "{" not in t.instruction and "  " not in t.instruction, t.instruction
+
+
+@pytest.mark.parametrize("domain", TEST_DOMAINS)
+def test_refusing_everything_scores_zero_except_on_infeasible_tasks(envs: dict[str, Environment],
+                                                                     domain: str) -> None:
+    env = envs[domain]
+    for t in env.tasks:
+        env.reset(task_id=t.id)
+        reward = env.step({"answer": REFUSAL})[1]
+        assert reward == (1.0 if t.family == "infeasible" else 0.0), t.id
+
+
+@pytest.mark.parametrize("domain", TEST_DOMAINS)
+def test_infeasible_tasks_change_nothing_and_trying_anyway_fails(envs: dict[str, Environment], domain: str) -> None:
+    env = envs[domain]
+    infeasible = [t for t in env.tasks if t.family == "infeasible"]
+    assert infeasible
+    for t in infeasible:
+        assert t.verifier.answer is not None and t.verifier.answer.kind == "refuse"
+        assert not t.verifier.changes and t.verifier.watch
+        assert all(env.executor.spec(c.tool).mode == "read" for c in t.solution)
+
+
+def _state_after(env: Environment, solution: list) -> tuple:
+    session = Session(env.bundle.state_bytes, env.executor)
+    try:
+        replay(session, solution, tolerate=True)
+        return fingerprint(session.conn, env.schema)
+    finally:
+        session.close()
+
+
+@pytest.mark.parametrize("domain", TEST_DOMAINS)
+def test_repeating_the_writes_fails_whenever_it_changes_the_outcome(envs: dict[str, Environment],
+                                                                    domain: str) -> None:
+    """Idempotent repeats (a refused second insert or operation, an update to the same value)
+    leave the same state and so the same score; any repeat that changes the state scores 0."""
+    env = envs[domain]
+    for t in (t for t in env.tasks if t.verifier.changes):
+        once = _state_after(env, list(t.solution))
+        twice_solution = list(t.solution) * 2
+        session = Session(env.bundle.state_bytes, env.executor)
+        try:
+            replay(session, twice_solution, tolerate=True)
+            reward = session.verify(t.verifier, t.answer).reward
+            differs = fingerprint(session.conn, env.schema) != once
+        finally:
+            session.close()
+        if differs:
+            assert reward == 0.0, t.id
+        else:
+            assert reward == 1.0, t.id
+
+
+@pytest.mark.parametrize("domain", TEST_DOMAINS)
+def test_a_second_copy_of_a_created_row_fails(envs: dict[str, Environment], domain: str) -> None:
+    """Unique fields refuse a literal repeat; a repeat with fresh unique values is an extra row."""
+    env = envs[domain]
+    creates = [t for t in env.tasks if t.family == "create"]
+    assert creates
+    for t in creates:
+        call = t.solution[-1]
+        table = env.schema.table(env.executor.spec(call.tool).table)
+        unique = {c.name for c in table.columns if c.unique}
+        again = {k: (f"{v}-2" if k in unique and isinstance(v, str) else v) for k, v in call.arguments.items()}
+        session = Session(env.bundle.state_bytes, env.executor)
+        try:
+            replay(session, [*t.solution, type(call)(tool=call.tool, arguments=again)], tolerate=True)
+            if fingerprint(session.conn, env.schema) != _state_after(env, list(t.solution)):
+                assert session.verify(t.verifier, t.answer).reward == 0.0, t.id
+        finally:
+            session.close()
+
+
+def test_generation_is_deterministic(bundles: dict[str, Path], tmp_path: Path) -> None:
+    from pipeline.runtime.executor import Executor
+    from pipeline.tasks import generate_tasks
+
+    env = Environment.from_bundle(bundles["library_loans"])
+    clock = env.bundle.manifest["frozen_clock"]
+    again = generate_tasks(env.schema, env.toolset, env.bundle.state_bytes, Executor(env.schema, env.toolset, clock),
+                           env.bundle.manifest["seed"], clock, env.bundle.manifest["knobs"]["tasks_per_family"])
+    assert [t.model_dump() for t in again.tasks] == [t.model_dump() for t in env.tasks]
+
+
+def test_tasks_round_trip_through_json(bundles: dict[str, Path]) -> None:
+    for line in (bundles["online_store"] / "tasks.jsonl").read_text().splitlines():
+        data = json.loads(line)
+        assert Task.model_validate(data).model_dump(mode="json") == data
+
+
+def test_manifest_records_task_figures(bundles: dict[str, Path]) -> None:
+    counts = json.loads((bundles["clinic_appointments"] / "manifest.json").read_text())["counts"]
+    figures = counts["task_figures"]
+    assert sum(figures["per_family"].values()) == counts["tasks"]
+    assert set(figures["reference_calls"]["per_level"]) == {str(i) for i in range(6)}
+    assert 0 < figures["instruction_diversity"]["distinct_3"] <= 1
+    assert counts["candidates"] == counts["tasks"] + sum(counts["dropped"].values())
