@@ -7,8 +7,10 @@ from pathlib import Path
 from typing import Any
 
 from prefect import flow, task
+from prefect.runtime import flow_run
 
 from pipeline import steps
+from pipeline.bundle import write_run_record
 
 schema_task = task(steps.schema_step, name="1-schema")
 populate_task = task(steps.populate_step, name="2-populate", retries=1)
@@ -24,7 +26,9 @@ def generate_environment(inputs: steps.Inputs, out: str) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="synthenv-") as work:
         schema = t.run("schema", schema_task, inputs)
         populated = t.run("populate", populate_task, inputs, schema, Path(work))
-        toolset = t.run("tools", tools_task, schema)
+        toolset = t.run("tools", tools_task, schema, populated.path, inputs.clock)
         taskset = t.run("tasks", tasks_task, inputs, schema, toolset, populated.path)
         bundle = t.run("package", package_task, inputs, Path(out), schema, populated, toolset, taskset)
+    # Which run built it is lineage, not content: a sidecar that publish copies to the index.
+    write_run_record(bundle.path, {"flow": "generate_environment", "flow_run_id": str(flow_run.id)})
     return steps.summary(bundle, t.seconds)

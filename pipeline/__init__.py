@@ -18,6 +18,9 @@ _EXPORTS = {
     "BundleError": "pipeline.bundle",
     "load_blueprint": "pipeline.blueprint",
     "list_domains": "pipeline.blueprint",
+    "pull": "pipeline.registry",
+    "Registry": "pipeline.registry",
+    "RegistryError": "pipeline.registry",
 }
 
 __all__ = sorted(_EXPORTS)

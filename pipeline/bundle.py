@@ -150,3 +150,37 @@ def load_bundle(path: str | Path, verify: bool = True) -> Bundle:
         if extra:
             raise BundleError(f"{path}: files not in the manifest: {', '.join(extra)}")
     return Bundle(path=path, manifest=manifest)
+
+
+RUN_RECORD_SUFFIX = ".run.json"
+
+
+def run_record_path(bundle_dir: str | Path) -> Path:
+    """``<out>/<name>/<version>.run.json``: beside the bundle, outside its digest."""
+    bundle_dir = Path(bundle_dir)
+    return bundle_dir.parent / f"{bundle_dir.name}{RUN_RECORD_SUFFIX}"
+
+
+def write_run_record(bundle_dir: str | Path, record: dict[str, Any]) -> Path:
+    """Record run-specific facts (e.g. the flow run id) without touching the bundle's bytes.
+
+    A bundle is a function of its inputs; which run produced it is not, so it lives in
+    this sidecar, and ``publish`` copies it into the registry's index entry.
+    """
+    target = run_record_path(bundle_dir)
+    target.write_text(pretty_json(record), encoding="utf-8")
+    return target
+
+
+def read_run_record(bundle_dir: str | Path) -> dict[str, Any]:
+    """The sidecar's record, or an empty dict when there is none."""
+    target = run_record_path(bundle_dir)
+    if not target.is_file():
+        return {}
+    try:
+        value = json.loads(target.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise BundleError(f"{target}: invalid JSON ({exc})") from None
+    if not isinstance(value, dict):
+        raise BundleError(f"{target}: a run record is a JSON object")
+    return value

@@ -64,10 +64,15 @@ def domains(as_json: bool = typer.Option(False, "--json", help="machine-readable
 
 @app.command()
 def generate(
-    domain: str = typer.Option("online_store", help="domain template (see `synthenv domains`)"),
+    domain: Optional[str] = typer.Option(None, help="domain template (see `synthenv domains`); default online_store, "
+                                         "or with --random one picked by the seed"),
     seed: int = typer.Option(0, min=0, help="seed; same inputs give the same bundle digest"),
     out_dir: Path = typer.Option(Path("artifacts"), "--out", help="directory bundles are written under"),
     scale: float = typer.Option(1.0, help="row-count multiplier for every table"),
+    rows: Optional[int] = typer.Option(None, min=1, help="rows of the largest table, the others in proportion "
+                                       "(overrides --scale)"),
+    random_variant: bool = typer.Option(False, "--random", help="vary the blueprint by the seed (tables, fields, "
+                                        "enums, naming); without --domain the seed also picks the domain"),
     tasks_per_family: int = typer.Option(6, help="task candidates proposed per family"),
     version: str = typer.Option("1.0.0", help="semver of the bundle"),
     no_prefect: bool = typer.Option(False, "--no-prefect", help="run the steps without the Prefect flow"),
@@ -78,7 +83,15 @@ def generate(
     from pipeline.steps import Inputs, reporter
 
     try:
-        inputs = Inputs(domain=domain, seed=seed, scale=scale, tasks_per_family=tasks_per_family, version=version)
+        if domain is None:
+            if random_variant:
+                from pipeline.variants import pick_domain
+
+                domain = pick_domain(seed)
+            else:
+                domain = "online_store"
+        inputs = Inputs(domain=domain, seed=seed, scale=scale, tasks_per_family=tasks_per_family, version=version,
+                        rows=rows, variant=random_variant)
         load_blueprint(domain)
     except ValueError as exc:
         _fail(str(exc))

@@ -1,0 +1,421 @@
+"""A registry of bundles that trainers pull from: a local directory or any fsspec URL.
+
+Layout under the registry root (``artifacts/`` by default, or ``file://…``, ``s3://…``)::
+
+    blobs/sha256/<hex>            every bundle file, manifest.json included, by its sha256
+    refs/<name>/<version>.json    the index entry of one published version (immutable)
+    .staging/                     uploads in progress (never read; cleaned by gc)
+
+A publish uploads the blobs first and creates the index entry last, exclusively: until
+that entry exists nothing is visible, so a killed publish leaves only unreferenced blobs
+(``gc`` removes them), and two publishers of the same version cannot both win. There is
+no shared index file to rewrite, hence nothing two concurrent publishers could corrupt.
+
+Run-specific facts (publish time, the flow run id that produced the bundle) live in the
+index entry, not in the bundle: equal inputs keep giving byte-identical bundles.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import json
+import os
+import re
+import shutil
+import tempfile
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from pipeline.bundle import MANIFEST, Bundle, BundleError, digest_of, load_bundle, pretty_json, read_run_record
+from pipeline.registry_store import Store, copy_verified
+from pipeline.registry_versions import bump as bump_version
+from pipeline.registry_versions import latest, parse_version, restamp
+
+DEFAULT_REGISTRY = "artifacts"
+REGISTRY_ENV = "SYNTHENV_REGISTRY"
+CACHE_ENV = "SYNTHENV_CACHE"
+DEFAULT_GRACE_SECONDS = 3600.0
+
+_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,127}$")
+_DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
+_RESERVED = {"blobs", "refs"}
+
+
+class RegistryError(Exception):
+    """A registry operation was refused or a reference does not resolve; the message says why."""
+
+
+def default_registry() -> str:
+    return os.environ.get(REGISTRY_ENV) or DEFAULT_REGISTRY
+
+
+def default_cache() -> Path:
+    """Where pulled bundles land unless told otherwise."""
+    configured = os.environ.get(CACHE_ENV)
+    if configured:
+        return Path(configured)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "synthenv" / "bundles"
+
+
+@dataclass(frozen=True)
+class Ref:
+    """``name``, ``name@latest``, ``name@1.2.0`` or ``name@sha256:<64 hex>``."""
+
+    name: str
+    version: str | None = None
+    digest: str | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> Ref:
+        name, sep, selector = text.strip().partition("@")
+        if not _NAME.match(name):
+            raise RegistryError(f"bad reference {text!r}: the name must match {_NAME.pattern}")
+        if not sep or selector == "latest":
+            return cls(name)
+        if selector.startswith("sha256:"):
+            if not _DIGEST.match(selector):
+                raise RegistryError(f"bad reference {text!r}: a digest is sha256: followed by 64 lowercase hex digits")
+            return cls(name, digest=selector)
+        try:
+            parse_version(selector)
+        except ValueError:
+            raise RegistryError(f"bad reference {text!r}: expected name, name@latest, name@X.Y.Z or name@sha256:…") from None
+        return cls(name, version=selector)
+
+    def __str__(self) -> str:
+        return f"{self.name}@{self.digest or self.version or 'latest'}"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One published version: what it points to, plus run-specific metadata kept out of the bundle."""
+
+    name: str
+    version: str
+    digest: str
+    manifest: str
+    files: int
+    size: int
+    published_at: str
+    kind: str = ""
+    title: str = ""
+    parent: str | None = None
+    run: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ref(self) -> str:
+        return f"{self.name}@{self.version}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], where: str) -> Entry:
+        """Unknown keys (written by a newer synthenv) are ignored; missing core keys are an error."""
+        known = {f.name for f in fields(cls)}
+        try:
+            return cls(**{k: v for k, v in data.items() if k in known})
+        except TypeError as exc:
+            raise RegistryError(f"{where}: not a registry entry ({exc})") from None
+
+
+@dataclass(frozen=True)
+class PublishResult:
+    entry: Entry
+    created: bool
+    """False when the same content was already published under this version (a no-op)."""
+    restamped: bool = False
+    """True when the bundle was re-packaged under a version other than its own."""
+
+
+@dataclass
+class GcReport:
+    removed: list[str] = field(default_factory=list)
+    freed_bytes: int = 0
+    kept: int = 0
+    spared_recent: int = 0
+    staging_removed: int = 0
+    broken: list[str] = field(default_factory=list)
+    dry_run: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+class Registry:
+    """Bundles by name, version and digest on one fsspec filesystem."""
+
+    def __init__(self, url: str | os.PathLike[str] | None = None) -> None:
+        self.url = str(url) if url is not None else default_registry()
+        try:
+            self.store = Store(self.url)
+        except (ValueError, ImportError) as exc:
+            raise RegistryError(f"cannot open registry {self.url!r}: {exc}") from None
+
+    # -- paths -----------------------------------------------------------------------
+    def _blob(self, hexdigest: str) -> str:
+        return self.store.path("blobs", "sha256", hexdigest)
+
+    def _entry_path(self, name: str, version: str) -> str:
+        return self.store.path("refs", name, f"{version}.json")
+
+    # -- reading ---------------------------------------------------------------------
+    def _read_entry(self, path: str) -> Entry:
+        try:
+            data = json.loads(self.store.read_bytes(path))
+        except json.JSONDecodeError as exc:
+            raise RegistryError(f"{path}: corrupt index entry ({exc})") from None
+        return Entry.from_dict(data, path)
+
+    def entries(self, name: str | None = None) -> list[Entry]:
+        """Every published version (of ``name``), sorted by name then semver."""
+        pattern = self.store.path("refs", name or "*", "*.json")
+        found = [self._read_entry(p) for p in self.store.glob(pattern)]
+        return sorted(found, key=lambda e: (e.name, parse_version(e.version)))
+
+    def resolve(self, ref: str | Ref) -> Entry:
+        """The entry a reference names; a clear error listing what exists when it names nothing."""
+        r = Ref.parse(ref) if isinstance(ref, str) else ref
+        entries = self.entries(r.name)
+        if not entries:
+            names = sorted({e.name for e in self.entries()})
+            known = f"; it holds {', '.join(names[:10])}{' …' if len(names) > 10 else ''}" if names else " (it is empty)"
+            raise RegistryError(f"no bundle named {r.name!r} in registry {self.url}{known}")
+        if r.digest is not None:
+            for e in reversed(entries):
+                if e.digest == r.digest:
+                    return e
+            raise RegistryError(f"no version of {r.name} has digest {r.digest} in registry {self.url}")
+        if r.version is None:
+            return entries[-1]
+        for e in entries:
+            if e.version == r.version:
+                return e
+        raise RegistryError(f"{r.name}@{r.version} is not in registry {self.url}; versions: "
+                            + ", ".join(e.version for e in entries))
+
+    def manifest(self, entry: Entry) -> tuple[dict[str, Any], bytes]:
+        """The manifest an entry points to, checked against the entry."""
+        hexdigest = entry.manifest.removeprefix("sha256:")
+        try:
+            raw = self.store.read_bytes(self._blob(hexdigest))
+        except FileNotFoundError:
+            raise RegistryError(f"{entry.ref}: manifest blob {entry.manifest} is missing from {self.url}") from None
+        if _sha256(raw) != hexdigest:
+            raise RegistryError(f"{entry.ref}: manifest blob {entry.manifest} is corrupt in {self.url}")
+        manifest = json.loads(raw)
+        files = manifest.get("files")
+        if not isinstance(files, dict) or digest_of(files) != entry.digest or manifest.get("digest") != entry.digest:
+            raise RegistryError(f"{entry.ref}: manifest does not match the digest {entry.digest} in the index")
+        return manifest, raw
+
+    # -- publishing ------------------------------------------------------------------
+    def publish(self, path: str | Path, version: str | None = None, bump: str | None = None,
+                run: dict[str, Any] | None = None) -> PublishResult:
+        """Publish the bundle at ``path`` under its own version, ``version``, or the next ``bump``.
+
+        A version other than the bundle's own re-packages it (the version is content, so
+        the digest changes). The same content again is a no-op; other content under an
+        existing version is refused.
+        """
+        if version is not None and bump is not None:
+            raise ValueError("give a version or a bump, not both")
+        try:
+            bundle = load_bundle(path)
+            run_record = dict(run) if run is not None else read_run_record(bundle.path)
+        except BundleError as exc:
+            raise RegistryError(f"refusing to publish: {exc}") from None
+        if not _NAME.match(bundle.name) or bundle.name in _RESERVED:
+            raise RegistryError(f"bundle name {bundle.name!r} cannot be published (must match {_NAME.pattern})")
+        with tempfile.TemporaryDirectory(prefix="synthenv-publish-") as tmp:
+            if bump is not None:
+                published = [e.version for e in self.entries(bundle.name)]
+                newest = latest(published)
+                if newest is not None:
+                    same = self._as_version(bundle, newest, Path(tmp) / "latest")
+                    prior = self._existing(bundle.name, newest)
+                    if prior is not None and self._same(prior, same):
+                        return PublishResult(prior, created=False, restamped=same is not bundle)
+                target = bump_version(newest or bundle.version, bump)
+            else:
+                target = version if version is not None else bundle.version
+                parse_version(target)
+            candidate = self._as_version(bundle, target, Path(tmp) / "target")
+            result = self._publish_bundle(candidate, run_record)
+            return PublishResult(result.entry, result.created, restamped=candidate is not bundle)
+
+    @staticmethod
+    def _as_version(bundle: Bundle, version: str, out: Path) -> Bundle:
+        return bundle if bundle.version == version else restamp(bundle, version, out)
+
+    def _existing(self, name: str, version: str) -> Entry | None:
+        path = self._entry_path(name, version)
+        return self._read_entry(path) if self.store.exists(path) else None
+
+    @staticmethod
+    def _same(entry: Entry, bundle: Bundle) -> bool:
+        return entry.digest == bundle.digest and entry.manifest == "sha256:" + _sha256(bundle.file(MANIFEST).read_bytes())
+
+    def _refuse_or_noop(self, prior: Entry, bundle: Bundle) -> PublishResult:
+        if self._same(prior, bundle):
+            return PublishResult(prior, created=False)
+        raise RegistryError(
+            f"{prior.ref} is already published with digest {prior.digest} (this bundle: {bundle.digest}); "
+            "versions are immutable: publish it with --bump or another --version")
+
+    def _publish_bundle(self, bundle: Bundle, run: dict[str, Any]) -> PublishResult:
+        prior = self._existing(bundle.name, bundle.version)
+        if prior is not None:
+            return self._refuse_or_noop(prior, bundle)
+        manifest_bytes = bundle.file(MANIFEST).read_bytes()
+        size = len(manifest_bytes)
+        for rel, hexdigest in sorted(bundle.manifest["files"].items()):
+            size += self._upload(bundle.file(rel), hexdigest)
+        manifest_hex = _sha256(manifest_bytes)
+        blob = self._blob(manifest_hex)
+        if not self._keep_existing(blob):
+            self.store.put_bytes(manifest_bytes, blob)
+        lineage = bundle.manifest.get("lineage") or {}
+        entry = Entry(name=bundle.name, version=bundle.version, digest=bundle.digest, manifest="sha256:" + manifest_hex,
+                      files=len(bundle.manifest["files"]) + 1, size=size, published_at=_now(),
+                      kind=str(bundle.manifest.get("kind", "")), title=str(bundle.manifest.get("title", "")),
+                      parent=lineage.get("parent") if isinstance(lineage, dict) else None, run=run)
+        try:
+            self.store.create_exclusive(self._entry_path(bundle.name, bundle.version),
+                                        pretty_json(entry.as_dict()).encode("utf-8"))
+        except FileExistsError:
+            winner = self._existing(bundle.name, bundle.version)
+            if winner is None:
+                raise RegistryError(f"{bundle.ref}: index entry appeared and vanished during publish") from None
+            return self._refuse_or_noop(winner, bundle)
+        return PublishResult(entry, created=True)
+
+    def _upload(self, source: Path, hexdigest: str) -> int:
+        blob = self._blob(hexdigest)
+        if not self._keep_existing(blob):
+            self.store.put_blob(source, blob)
+        return source.stat().st_size
+
+    def _keep_existing(self, blob: str) -> bool:
+        """True if the blob is there; on a local registry its time is refreshed so gc's grace covers it."""
+        if not self.store.exists(blob):
+            return False
+        if self.store.local:
+            try:
+                os.utime(blob)
+            except FileNotFoundError:
+                return False
+        return True
+
+    # -- pulling ---------------------------------------------------------------------
+    def pull(self, ref: str | Ref, to: str | Path | None = None) -> Path:
+        """Materialise a bundle as ``<to>/<name>/<version>/`` and return that directory.
+
+        Every blob is hashed as it arrives and must match the manifest, whose own hash and
+        digest must match the index; the directory appears only once complete.
+        """
+        entry = self.resolve(ref)
+        manifest, raw = self.manifest(entry)
+        dest = Path(to if to is not None else default_cache()) / entry.name / entry.version
+        if dest.exists():
+            return self._reuse(dest, entry, raw)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        scratch = Path(tempfile.mkdtemp(prefix=f".{entry.version}-pull-", dir=dest.parent))
+        try:
+            for rel, hexdigest in sorted(manifest["files"].items()):
+                target = scratch / rel
+                target.parent.mkdir(parents=True, exist_ok=True)
+                try:
+                    with self.store.open_read(self._blob(hexdigest)) as stream:
+                        copy_verified(stream, target, hexdigest)
+                except FileNotFoundError:
+                    raise RegistryError(f"{entry.ref}: blob for {rel} (sha256:{hexdigest}) is missing from {self.url}") from None
+                except ValueError as exc:
+                    raise RegistryError(f"{entry.ref}: {rel}: {exc}") from None
+            (scratch / MANIFEST).write_bytes(raw)
+            scratch.chmod(0o755)
+            try:
+                scratch.rename(dest)
+            except OSError:
+                if not dest.exists():
+                    raise
+                shutil.rmtree(scratch, ignore_errors=True)  # a concurrent pull finished first
+                return self._reuse(dest, entry, raw)
+        except BaseException:
+            shutil.rmtree(scratch, ignore_errors=True)
+            raise
+        return dest
+
+    @staticmethod
+    def _reuse(dest: Path, entry: Entry, raw: bytes) -> Path:
+        try:
+            local = load_bundle(dest)
+        except BundleError as exc:
+            raise RegistryError(f"{dest} exists but is not a valid bundle ({exc}); remove it and pull again") from None
+        if local.digest != entry.digest or local.file(MANIFEST).read_bytes() != raw:
+            raise RegistryError(f"{dest} already holds {local.ref} with digest {local.digest}, not {entry.digest} "
+                                "from the registry; remove it or pull to another directory")
+        return dest
+
+    # -- garbage collection ----------------------------------------------------------
+    def gc(self, grace_seconds: float = DEFAULT_GRACE_SECONDS, dry_run: bool = False) -> GcReport:
+        """Remove blobs no index entry reaches and abandoned uploads.
+
+        Blobs younger than ``grace_seconds`` are spared, so a publish in flight (blobs
+        uploaded, entry not yet written) keeps its blobs.
+        """
+        report = GcReport(dry_run=dry_run)
+        live: set[str] = set()
+        for entry in self.entries():
+            live.add(entry.manifest.removeprefix("sha256:"))
+            try:
+                manifest, _ = self.manifest(entry)
+            except RegistryError:
+                report.broken.append(entry.ref)
+                continue
+            live.update(manifest["files"].values())
+        for blob in self.store.glob(self.store.path("blobs", "sha256", "*")):
+            hexdigest = blob.rsplit("/", 1)[-1]
+            if hexdigest in live:
+                report.kept += 1
+                continue
+            if not self._expired(blob, grace_seconds):
+                report.spared_recent += 1
+                continue
+            report.freed_bytes += self.store.size(blob)
+            report.removed.append("sha256:" + hexdigest)
+            if not dry_run:
+                self.store.remove(blob)
+        for staged in self.store.glob(self.store.path(".staging", "*")):
+            if self._expired(staged, grace_seconds):
+                report.staging_removed += 1
+                if not dry_run:
+                    self.store.remove(staged)
+        return report
+
+    def _expired(self, path: str, grace_seconds: float) -> bool:
+        if grace_seconds <= 0:
+            return True
+        age = self.store.age_seconds(path)
+        return age is not None and age >= grace_seconds
+
+
+def publish(path: str | Path, registry: str | None = None, version: str | None = None,
+            bump: str | None = None, run: dict[str, Any] | None = None) -> PublishResult:
+    return Registry(registry).publish(path, version=version, bump=bump, run=run)
+
+
+def pull(ref: str, registry: str | None = None, to: str | Path | None = None) -> Path:
+    """Fetch ``ref`` from ``registry`` and return a directory ``Environment.from_bundle`` accepts."""
+    return Registry(registry).pull(ref, to=to)
