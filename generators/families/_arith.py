@@ -12,7 +12,9 @@ import ast
 import random
 import re
 from collections import Counter
+from collections.abc import Mapping
 from fractions import Fraction
+from typing import Any
 
 MAX_EXPRESSION_CHARS = 300
 MAX_DEPTH = 40
@@ -105,6 +107,22 @@ def check_expression(text: str, numbers: list[int], target: int, *, all_numbers:
 # small numbers they stay tiny and this is several times faster than Fraction.
 
 _Q = tuple[int, int]
+
+
+def score_expression(answer_text: str, item: Mapping[str, Any], *, all_numbers: bool) -> float:
+    """The shared scorer of the expression games: 1.0 iff the extracted expression is valid.
+
+    Never raises: any malformed answer or item scores 0.0.
+    """
+    try:
+        from generators.answers import extract_answer
+
+        meta = item["metadata"]
+        numbers = [int(n) for n in meta["numbers"]]
+        ok = check_expression(extract_answer(answer_text), numbers, int(meta["target"]), all_numbers=all_numbers)
+        return 1.0 if ok else 0.0
+    except Exception:  # noqa: BLE001 - a scorer must never raise on model output
+        return 0.0
 
 
 def _combine(a: _Q, b: _Q) -> list[_Q]:

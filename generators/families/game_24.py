@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from generators.base import Family, Knobs, Problem
-from generators.families._arith import check_expression, find_expression, integer_targets, random_expression
+from generators.families._arith import find_expression, integer_targets, random_expression, score_expression
 
 NAME = "game_24"
 
@@ -96,15 +96,7 @@ def generate(config: Config, rng: random.Random) -> Problem:
 
 def score(answer_text: str, item: Mapping[str, Any]) -> float:
     """1.0 iff the expression is allowed, equals the target and uses each number exactly once."""
-    try:
-        from generators.answers import extract_answer
-
-        meta = item["metadata"]
-        numbers = [int(n) for n in meta["numbers"]]
-        ok = check_expression(extract_answer(answer_text), numbers, int(meta["target"]), all_numbers=True)
-        return 1.0 if ok else 0.0
-    except Exception:  # noqa: BLE001 - a scorer must never raise on model output
-        return 0.0
+    return score_expression(answer_text, item, all_numbers=True)
 
 
 FAMILY = Family(
