@@ -161,6 +161,8 @@ class Entity(BaseModel):
             raise ValueError(f"entity {self.name!r}: 'id' is implicit, do not declare it")
         if self.label not in names:
             raise ValueError(f"entity {self.name!r}: label {self.label!r} is not one of its fields")
+        if self.field(self.label).type in CATEGORICAL_TYPES:
+            raise ValueError(f"entity {self.name!r}: label {self.label!r} is a category; a label must name one row")
         for i, f in enumerate(self.fields):
             if f.after is not None and f.after not in names[:i]:
                 raise ValueError(

@@ -23,9 +23,12 @@ _RANGE_SUFFIXES = (("_min", ">="), ("_max", "<="), ("_from", ">="), ("_to", "<="
 
 class ToolError(Exception):
     def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
+        super().__init__(code, message)
         self.code = code
         self.message = message
+
+    def __str__(self) -> str:
+        return self.message
 
     def as_dict(self) -> dict[str, str]:
         return {"code": self.code, "message": self.message}
