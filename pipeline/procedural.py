@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,14 +20,21 @@ from pipeline.bundle import Bundle, canonical_json
 from pipeline.package import write_atomically
 
 SAFE_NAME_FAMILIES = 3
+_PARENT = re.compile(r"^[a-z0-9][a-z0-9._-]*@(\d+\.\d+\.\d+|sha256:[0-9a-f]{64})$")
+
+Level = int | Mapping[str, int] | None
+"""One level for every family, a per-family mapping (families left out get level 0), or None (level 0)."""
 
 
 def bundle_name(families: Sequence[str], seed: int) -> str:
-    """Readable for a few families, a short stable hash for a larger mix."""
+    """Readable for a few families, a short stable hash for a larger mix.
+
+    Families are joined with ``.`` so the name is one a registry accepts (``[a-z0-9._-]``).
+    """
     import hashlib
 
     if len(families) <= SAFE_NAME_FAMILIES:
-        label = "+".join(f.replace("_", "-") for f in families)
+        label = ".".join(f.replace("_", "-") for f in families)
     else:
         label = f"mix{len(families)}-" + hashlib.sha256(canonical_json(sorted(families)).encode()).hexdigest()[:8]
     return f"proc-{label}-s{seed}"
@@ -45,7 +53,12 @@ def parse_weights(families: Sequence[str], weights: str | None) -> dict[str, flo
     return dict(zip(families, values))
 
 
-def build_items(families: Sequence[str], weights: dict[str, float], level: int | None, n: int,
+def _level_knob(level: Level) -> int | dict[str, int] | None:
+    """The level as it goes into the manifest: a mapping becomes a sorted plain dict."""
+    return dict(sorted(level.items())) if isinstance(level, Mapping) else level
+
+
+def build_items(families: Sequence[str], weights: dict[str, float], level: Level, n: int,
                 seed: int) -> list[dict[str, Any]]:
     import generators
 
@@ -70,11 +83,16 @@ def _report(manifest: dict[str, Any], items: list[dict[str, Any]]) -> str:
             f"<table><tr><th>family</th><th>level</th><th>items</th></tr>{rows}</table></body></html>\n")
 
 
-def build_procedural_bundle(families: Sequence[str], out: Path, n: int, seed: int = 0, level: int | None = None,
-                            weights: dict[str, float] | None = None, version: str = "1.0.0") -> Bundle:
+def build_procedural_bundle(families: Sequence[str], out: Path, n: int, seed: int = 0, level: Level = None,
+                            weights: dict[str, float] | None = None, version: str = "1.0.0",
+                            parent: str | None = None) -> Bundle:
+    """Build ``out/<name>/<version>/``; ``parent`` (``name@X.Y.Z``) records which bundle this one follows."""
     import generators
 
+    if parent is not None and not _PARENT.match(parent):
+        raise ValueError(f"parent must be name@X.Y.Z or name@sha256:<64 hex>, got {parent!r}")
     weights = weights or {f: 1.0 for f in families}
+    level = _level_knob(level)
     items = build_items(families, weights, level, n, seed)
     per_family = Counter(i["metadata"]["family"] for i in items)
     manifest = {
@@ -88,7 +106,7 @@ def build_procedural_bundle(families: Sequence[str], out: Path, n: int, seed: in
         "generator_version": f"{__version__}/{generators.GENERATOR_VERSION}",
         "knobs": {"families": list(families), "weights": weights, "level": level, "n": n},
         "counts": {"tasks": len(items), "per_family": dict(sorted(per_family.items())), "dropped": {}},
-        "lineage": {"families": list(families), "seed": seed, "level": level, "parent": None},
+        "lineage": {"families": list(families), "seed": seed, "level": level, "parent": parent},
     }
 
     def write(directory: Path) -> None:
