@@ -17,7 +17,7 @@ import datetime
 import hashlib
 import os
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -57,25 +57,18 @@ class Store:
 
     def put_blob(self, source: Path, target: str) -> None:
         """Copy a local file to ``target`` so that readers never see a partial blob."""
-        staged = self._staging_path()
-        self.fs.makedirs(self.path(STAGING), exist_ok=True)
-        self.fs.makedirs(self.fs._parent(target), exist_ok=True)
-        try:
-            self.fs.put_file(str(source), staged)
-            if self.local:
-                os.replace(staged, target)
-            else:
-                self.fs.mv(staged, target)
-        except BaseException:
-            self._discard(staged)
-            raise
+        self._staged_write(target, lambda staged: self.fs.put_file(str(source), staged))
 
     def put_bytes(self, data: bytes, target: str) -> None:
+        self._staged_write(target, lambda staged: self.fs.pipe_file(staged, data))
+
+    def _staged_write(self, target: str, write: Callable[[str], None]) -> None:
+        """Write into the staging area, then move into place in one step."""
         staged = self._staging_path()
         self.fs.makedirs(self.path(STAGING), exist_ok=True)
         self.fs.makedirs(self.fs._parent(target), exist_ok=True)
         try:
-            self.fs.pipe_file(staged, data)
+            write(staged)
             if self.local:
                 os.replace(staged, target)
             else:
