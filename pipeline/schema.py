@@ -15,7 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from pipeline.blueprint import CATEGORICAL_TYPES, TIME_TYPES, Blueprint, Entity, FieldSpec
+from pipeline.blueprint import TIME_TYPES, Blueprint, Entity, FieldSpec
 from pipeline.derive import Rule, derivations
 
 SqlType = Literal["INTEGER", "REAL", "TEXT", "BOOLEAN"]
@@ -317,7 +317,3 @@ def insertion_order(schema: Schema) -> list[Table]:
             names.add(t.name)
             pending.remove(t)
     return done
-
-
-def is_categorical(column: Column) -> bool:
-    return column.semantic in CATEGORICAL_TYPES
