@@ -41,16 +41,34 @@ def _env(home: Path, api_url: str | None = None) -> dict[str, str]:
 
 
 def _batch_args(n: int, seed: int, registry: Path, extra: list[str]) -> list[str]:
-    return [str(BIN / "synthenv"), "batch", "--n", str(n), "--seed", str(seed), "--registry", str(registry), "--json",
-            *extra]
+    return [
+        str(BIN / "synthenv"),
+        "batch",
+        "--n",
+        str(n),
+        "--seed",
+        str(seed),
+        "--registry",
+        str(registry),
+        "--json",
+        *extra,
+    ]
 
 
-def run_batch(n: int, seed: int, registry: Path, home: Path, extra: list[str], api_url: str | None = None,
-              timeout: float = 3600) -> dict[str, Any]:
+def run_batch(
+    n: int, seed: int, registry: Path, home: Path, extra: list[str], api_url: str | None = None, timeout: float = 3600
+) -> dict[str, Any]:
     """One CLI run; returns wall seconds, the flow's own seconds and the counts."""
     start = time.perf_counter()
-    proc = subprocess.Popen(_batch_args(n, seed, registry, extra), env=_env(home, api_url), cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    proc = subprocess.Popen(
+        _batch_args(n, seed, registry, extra),
+        env=_env(home, api_url),
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -62,17 +80,27 @@ def run_batch(n: int, seed: int, registry: Path, home: Path, extra: list[str], a
     except json.JSONDecodeError:
         raise RuntimeError(f"batch failed ({proc.returncode}):\n{err[-3000:]}") from None
     built = summary["counts"]["published"] + summary["counts"]["unchanged"]
-    return {"wall_seconds": round(wall, 1), "flow_seconds": summary["seconds"], "counts": summary["counts"],
-            "built_per_minute": round(built * 60 / summary["seconds"], 2) if summary["seconds"] else 0.0,
-            "step_seconds": summary["step_seconds"]}
+    return {
+        "wall_seconds": round(wall, 1),
+        "flow_seconds": summary["seconds"],
+        "counts": summary["counts"],
+        "built_per_minute": round(built * 60 / summary["seconds"], 2) if summary["seconds"] else 0.0,
+        "step_seconds": summary["step_seconds"],
+    }
 
 
 def interrupted_then_resumed(n: int, seed: int, root: Path, workers: int) -> dict[str, Any]:
     """Kill a run (SIGKILL, whole process group) once half the environments are published, then re-run."""
     registry, home = root / "registry", root / "home"
     root.mkdir(parents=True, exist_ok=True)
-    proc = subprocess.Popen(_batch_args(n, seed, registry, ["--workers", str(workers)]), env=_env(home), cwd=ROOT,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    proc = subprocess.Popen(
+        _batch_args(n, seed, registry, ["--workers", str(workers)]),
+        env=_env(home),
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     start = time.perf_counter()
     refs = registry / "refs"
     try:
@@ -99,9 +127,13 @@ def _free_port() -> int:
 
 def start_server(home: Path) -> tuple[subprocess.Popen[bytes], str]:
     port = _free_port()
-    proc = subprocess.Popen([str(BIN / "prefect"), "server", "start", "--host", "127.0.0.1", "--port", str(port)],
-                            env=_env(home), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        [str(BIN / "prefect"), "server", "start", "--host", "127.0.0.1", "--port", str(port)],
+        env=_env(home),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     url = f"http://127.0.0.1:{port}/api"
     deadline = time.monotonic() + 180
     while time.monotonic() < deadline:
@@ -126,8 +158,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--n", type=int, default=20)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--runs", default="plain,threads1,threads2,resume",
-                        help="comma-separated: plain, threads1, threads2, dask, resume (dask starts a Prefect server)")
+    parser.add_argument(
+        "--runs",
+        default="plain,threads1,threads2,resume",
+        help="comma-separated: plain, threads1, threads2, dask, resume (dask starts a Prefect server)",
+    )
     parser.add_argument("--dask", action="store_true", help="add the dask run")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "batch_bench.json")
     args = parser.parse_args()
@@ -158,8 +193,10 @@ def main() -> None:
             print(label, results[label], file=sys.stderr)
         if "resume" in wanted:
             load = [round(x, 2) for x in os.getloadavg()]
-            results["resume (2 threads)"] = {**interrupted_then_resumed(args.n, args.seed, t / "resume", 2),
-                                             "load_average_before": load}
+            results["resume (2 threads)"] = {
+                **interrupted_then_resumed(args.n, args.seed, t / "resume", 2),
+                "load_average_before": load,
+            }
             print("resume", results["resume (2 threads)"], file=sys.stderr)
     plain, one = results.get(RUNS["plain"][0]), results.get(RUNS["threads1"][0])
     if plain and one:
@@ -171,8 +208,10 @@ def main() -> None:
     for label, r in results.items():
         if isinstance(r, dict) and "flow_seconds" in r:
             c = r["counts"]
-            print(f"| {label} | {c['published'] + c['unchanged']} | {c['failed']} | {r['flow_seconds']:.1f} | "
-                  f"{r['wall_seconds']:.1f} | {r['built_per_minute']:.1f} |")
+            print(
+                f"| {label} | {c['published'] + c['unchanged']} | {c['failed']} | {r['flow_seconds']:.1f} | "
+                f"{r['wall_seconds']:.1f} | {r['built_per_minute']:.1f} |"
+            )
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ reports our numbers.
     python benchmarks/generators_bench.py                 # tables to stdout
     python benchmarks/generators_bench.py --uniqueness    # also unique-share at 1,000 items
     python benchmarks/generators_bench.py --no-rg         # ours only
+    python benchmarks/generators_bench.py --constant --before ../main   # constant-answer table
 
 Results are also written as JSON under ``benchmarks/results/``.
 """
@@ -58,7 +59,6 @@ RG_NAMES = {
     "syllogism": "syllogism",
     "zebra_puzzle": "zebra_puzzles",
     "sort_numbers": "number_sorting",
-    "word_ladder": "word_ladder",
     "anagram": "letter_jumble",
 }
 """Our family -> the closest reasoning-gym dataset (tasks are similar, not identical)."""
@@ -67,32 +67,55 @@ RG_CHILD = r"""
 import json, sys, time
 t0 = time.perf_counter()
 import reasoning_gym
+from reasoning_gym.factory import DATASETS, CURRICULA
 import_s = time.perf_counter() - t0
 names, items, budget = json.loads(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
-out = {"import_s": import_s, "version": None, "results": {}}
+out = {"import_s": import_s, "results": {}}
 try:
     import importlib.metadata as md
     out["version"] = md.version("reasoning-gym")
 except Exception:
-    pass
+    out["version"] = None
 for name in names:
-    try:
-        start = time.perf_counter()
-        ds = reasoning_gym.create_dataset(name, size=items, seed=42)
-        setup = time.perf_counter() - start
-        times = []
-        began = time.perf_counter()
-        for i in range(items):
-            t = time.perf_counter()
-            ds[i]
-            times.append(time.perf_counter() - t)
-            if time.perf_counter() - began > budget and len(times) >= 5:
-                break
-        out["results"][name] = {"setup_s": setup, "times": times}
-    except Exception as error:
-        out["results"][name] = {"error": repr(error)[:200]}
+    entry = {}
+    for setting in ("lowest", "highest"):
+        try:
+            dataset_cls, config_cls = DATASETS[name]
+            if name in CURRICULA:
+                curriculum = CURRICULA[name]()
+                top = max((len(a.levels) for a in curriculum.attributes.values()), default=1) - 1
+                level = 0 if setting == "lowest" else top
+                while True:  # a top level whose config does not validate: the next one down
+                    try:
+                        curriculum.set_global_level(level)
+                        config = curriculum.generate_configuration({"seed": 42, "size": items})
+                        ds = dataset_cls(config=config)
+                        ds[0]
+                        break
+                    except Exception:
+                        if level == 0:
+                            raise
+                        level -= 1
+            else:
+                ds = dataset_cls(config=config_cls(seed=42, size=items))
+                ds[0]
+                level = None
+            times = []
+            began = time.perf_counter()
+            for i in range(items):
+                t = time.perf_counter()
+                ds[i]
+                times.append(time.perf_counter() - t)
+                if time.perf_counter() - began > budget and len(times) >= 5:
+                    break
+            entry[setting] = {"level": level, "times": times}
+        except Exception as error:
+            entry[setting] = {"error": repr(error)[:200]}
+    out["results"][name] = entry
 print(json.dumps(out))
 """
+"""Times ``ds[i]`` at the lowest and highest level of each dataset's curriculum (a level
+whose config does not validate falls back to the next one down)."""
 
 
 def summarise(times: list[float], setup: float = 0.0) -> dict[str, float]:
@@ -141,7 +164,9 @@ def ensure_rg(venv: Path) -> tuple[Path | None, str]:
     try:
         if not python.exists():
             subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True, timeout=300)
-        subprocess.run([str(python), "-m", "pip", "install", "-q", "reasoning-gym"], check=True, capture_output=True, timeout=900)
+        subprocess.run(
+            [str(python), "-m", "pip", "install", "-q", "reasoning-gym"], check=True, capture_output=True, timeout=900
+        )
     except (subprocess.SubprocessError, OSError) as error:
         return None, f"could not install reasoning-gym into {venv}: {error}"
     if subprocess.run(probe, capture_output=True).returncode != 0:
@@ -152,7 +177,10 @@ def ensure_rg(venv: Path) -> tuple[Path | None, str]:
 def run_rg(python: Path, names: list[str], items: int, budget: float) -> dict[str, Any]:
     result = subprocess.run(
         [str(python), "-c", RG_CHILD, json.dumps(names), str(items), str(budget)],
-        capture_output=True, text=True, timeout=3600, cwd="/tmp",
+        capture_output=True,
+        text=True,
+        timeout=3600,
+        cwd="/tmp",
     )
     if result.returncode != 0:
         return {"error": result.stderr[-2000:]}
@@ -174,71 +202,211 @@ def uniqueness(name: str, level: int, size: int, budget: float) -> dict[str, Any
     return {"unique": len(seen), "draws": draws, "complete": len(seen) >= size}
 
 
+CONSTANT_CHILD = r"""
+import importlib.util, json, sys
+root, priors_path, size, seed = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+sys.path.insert(0, root)
+spec = importlib.util.spec_from_file_location("_priors", priors_path)
+priors = importlib.util.module_from_spec(spec)
+sys.modules["_priors"] = priors
+spec.loader.exec_module(priors)
+from generators import registry
+rows = []
+for name in registry.list_families():
+    family = registry.get_family(name)
+    for level in range(len(family.levels)):
+        r = priors.measure(name, level, size=size, seed=seed)
+        rows.append({"family": name, "level": level, "items": r.items, "answer": r.answer,
+                     "reward": r.reward, "bound": r.bound})
+print(json.dumps(rows))
+"""
+
+
+def constant_table(root: Path, size: int, seed: int) -> list[dict[str, Any]]:
+    """Best constant answer per family × level for the checkout at ``root`` (measured in a
+    child process importing that checkout's ``generators``, with this checkout's priors)."""
+    priors_path = ROOT / "generators" / "priors.py"
+    result = subprocess.run(
+        [sys.executable, "-c", CONSTANT_CHILD, str(root), str(priors_path), str(size), str(seed)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd="/tmp",
+    )
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def print_constant(before: list[dict[str, Any]] | None, after: list[dict[str, Any]], size: int) -> None:
+    print(f"\n## Best constant answer, {size} items per family × level (load {os.getloadavg()[0]:.2f})\n")
+    old = {(r["family"], r["level"]): r for r in before or []}
+    head = "| family | level | bound |" + (" before: answer | before: reward |" if before else "")
+    print(head + " answer | reward | ok |")
+    print("|---|---:|---:|" + ("---|---:|" if before else "") + "---|---:|---|")
+    for row in after:
+        cells = [row["family"], str(row["level"]), f"{row['bound']:.3f}"]
+        prior = old.get((row["family"], row["level"]))
+        if before:
+            cells += [f"`{prior['answer'][:24]}`", f"{prior['reward']:.3f}"] if prior else ["—", "—"]
+        ok = "yes" if row["reward"] <= row["bound"] else "**no**"
+        cells += [f"`{row['answer'][:24]}`", f"{row['reward']:.3f}", ok]
+        print("| " + " | ".join(cells) + " |")
+    for label, rows in (("before", before), ("after", after)):
+        if rows:
+            worst = max(rows, key=lambda r: r["reward"] - r["bound"])
+            above = sum(r["reward"] > r["bound"] for r in rows)
+            print(
+                f"\n{label}: worst {worst['family']} L{worst['level']} {worst['answer']!r} "
+                f"{worst['reward']:.3f} (bound {worst['bound']:.3f}); {above} of {len(rows)} above their bound"
+            )
+
+
 def fmt(stats: dict[str, float] | None) -> tuple[str, str]:
     if not stats:
         return "—", "—"
     return f"{stats['items_per_s']:,.0f}", f"{stats['p50_ms']:.3f} / {stats['p99_ms']:.3f}"
 
 
+def side_by_side(python: Path, pairs: dict[str, str], items: int, budget: float, rounds: int) -> dict[str, Any]:
+    """Ours (level 0 and top) and Reasoning Gym (curriculum lowest and highest), A B A B:
+    ``rounds`` alternations in one run, keeping each cell's best rate, so load drift
+    hits both sides alike. Both time item by item, dataset construction excluded."""
+    best: dict[tuple[str, str], dict[str, Any]] = {}
+    rg_meta: dict[str, Any] = {}
+
+    def keep(key: tuple[str, str], rate: float, extra: dict[str, Any]) -> None:
+        if key not in best or rate > best[key]["rate"]:
+            best[key] = {"rate": rate, "load": os.getloadavg()[0], **extra}
+
+    for _ in range(rounds):
+        for ours_name in pairs:
+            top = len(registry.get_family(ours_name).levels) - 1
+            for setting, level in (("easiest", 0), ("hardest", top)):
+                stats = time_family(ours_name, level, items, budget)
+                keep(("ours", f"{ours_name}:{setting}"), stats["items_per_s"], {"level": level})
+        rg = run_rg(python, sorted(set(pairs.values())), items, budget)
+        if "error" in rg:
+            return {"error": rg["error"]}
+        rg_meta = {"version": rg.get("version"), "import_s": rg.get("import_s")}
+        for ours_name, rg_name in pairs.items():
+            entry = rg["results"].get(rg_name, {})
+            for setting, rg_setting in (("easiest", "lowest"), ("hardest", "highest")):
+                cell = entry.get(rg_setting, {})
+                if cell.get("times"):
+                    rate = len(cell["times"]) / sum(cell["times"])
+                    keep(("rg", f"{ours_name}:{setting}"), rate, {"level": cell.get("level")})
+                else:
+                    best.setdefault(("rg", f"{ours_name}:{setting}"), {"error": cell.get("error", "missing")})
+    rows = []
+    for ours_name, rg_name in sorted(pairs.items()):
+        for setting in ("easiest", "hardest"):
+            ours = best[("ours", f"{ours_name}:{setting}")]
+            theirs = best.get(("rg", f"{ours_name}:{setting}"), {"error": "missing"})
+            rows.append(
+                {
+                    "family": ours_name,
+                    "rg_dataset": rg_name,
+                    "setting": setting,
+                    "ours_level": ours["level"],
+                    "ours_items_per_s": ours["rate"],
+                    "rg_level": theirs.get("level"),
+                    "rg_items_per_s": theirs.get("rate"),
+                    "rg_error": theirs.get("error"),
+                    "ratio": ours["rate"] / theirs["rate"] if theirs.get("rate") else None,
+                    "load": max(ours["load"], theirs.get("load", 0.0)),
+                }
+            )
+    return {**rg_meta, "rows": rows}
+
+
+def print_side_by_side(result: dict[str, Any], rounds: int) -> None:
+    print(f"\n## Side by side with Reasoning Gym {result.get('version')} (best of {rounds} alternations)\n")
+    print("| family | Reasoning Gym dataset | setting | ours (level) items/s | RG (curriculum level) items/s ", end="")
+    print("| ratio | load |")
+    print("|---|---|---|---:|---:|---:|---:|")
+    for row in result["rows"]:
+        theirs = (
+            f"{row['rg_items_per_s']:,.0f} ({row['rg_level']})"
+            if row["rg_items_per_s"]
+            else f"error: {str(row['rg_error'])[:40]}"
+        )
+        ratio = f"{row['ratio']:.2f}x" if row["ratio"] else "—"
+        print(
+            f"| {row['family']} | {row['rg_dataset']} | {row['setting']} | "
+            f"{row['ours_items_per_s']:,.0f} (L{row['ours_level']}) | {theirs} | {ratio} | {row['load']:.1f} |"
+        )
+    rated = [row for row in result["rows"] if row["ratio"]]
+    if rated:
+        worst = min(rated, key=lambda row: row["ratio"])
+        behind = sum(row["ratio"] < 1 for row in rated)
+        print(
+            f"\nslowest relative: {worst['family']} {worst['setting']} {worst['ratio']:.2f}x; "
+            f"{behind} of {len(rated)} cells below 1.0x"
+        )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--items", type=int, default=300, help="items timed per family and level")
     parser.add_argument("--budget", type=float, default=4.0, help="seconds at most per family and level")
-    parser.add_argument("--rg-venv", type=Path, default=Path("/tmp/rg-venv"))
-    parser.add_argument("--no-rg", action="store_true")
+    parser.add_argument("--rg", action="store_true", help="install Reasoning Gym into --rg-venv and compare")
+    parser.add_argument("--rg-venv", type=Path, default=ROOT / "benchmarks" / ".venv-rg")
+    parser.add_argument("--rounds", type=int, default=2, help="with --rg: ours/RG alternations (best kept)")
+    parser.add_argument("--only-rg", action="store_true", help="with --rg: the side-by-side table only")
     parser.add_argument("--uniqueness", action="store_true", help="also measure unique share at --unique-size items")
     parser.add_argument("--unique-size", type=int, default=1000)
+    parser.add_argument("--constant", action="store_true", help="only the best-constant-answer table")
+    parser.add_argument("--before", type=Path, help="with --constant: another checkout (e.g. main) to compare")
+    parser.add_argument("--constant-items", type=int, default=500)
     args = parser.parse_args()
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    if args.constant:
+        before = constant_table(args.before.resolve(), args.constant_items, 0) if args.before else None
+        after = constant_table(ROOT, args.constant_items, 0)
+        print_constant(before, after, args.constant_items)
+        (RESULTS / "generators_constant.json").write_text(
+            json.dumps({"before": before, "after": after}, indent=2, sort_keys=True) + "\n"
+        )
+        return 0
 
     names = registry.list_families()
+    print(f"# generators benchmark ({len(names)} families, python {sys.version.split()[0]}, {os.cpu_count()} cores)")
+    print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    report: dict[str, Any] = {}
+    if args.rg:
+        python, note = ensure_rg(args.rg_venv)
+        if python is None:
+            print(f"Reasoning Gym: {note}")
+        else:
+            pairs = {ours: theirs for ours, theirs in RG_NAMES.items() if ours in names}
+            result = side_by_side(python, pairs, args.items, args.budget, args.rounds)
+            if "error" in result:
+                print(f"Reasoning Gym run failed: {str(result['error'])[-300:]}")
+            else:
+                print_side_by_side(result, args.rounds)
+            report["reasoning_gym"] = result
+    else:
+        print("Reasoning Gym: skipped (pass --rg to install it into benchmarks/.venv-rg and compare)")
+    if args.only_rg:
+        (RESULTS / "generators_bench.json").write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
+        return 0
+
     ours: dict[str, dict[str, Any]] = {}
     for name in names:
         top = len(registry.get_family(name).levels) - 1
-        ours[name] = {"top": top, "L0": time_family(name, 0, args.items, args.budget), "top_stats": time_family(name, top, args.items, args.budget)}
+        ours[name] = {
+            "top": top,
+            "L0": time_family(name, 0, args.items, args.budget),
+            "top_stats": time_family(name, top, args.items, args.budget),
+        }
     gen_import = import_time()
-
-    rg: dict[str, Any] = {}
-    rg_note = "skipped (--no-rg)"
-    pairs = {ours_name: rg_name for ours_name, rg_name in RG_NAMES.items() if ours_name in ours}
-    if not args.no_rg:
-        python, rg_note = ensure_rg(args.rg_venv)
-        if python is not None:
-            rg = run_rg(python, sorted(set(pairs.values())), args.items, args.budget)
-            if "error" in rg:
-                rg_note = f"reasoning-gym run failed: {rg['error'][-300:]}"
-    print(f"# generators benchmark ({len(names)} families, python {sys.version.split()[0]}, {os.cpu_count()} cores)")
-    print(f"import generators: {gen_import * 1000:.1f} ms (median of 5 fresh interpreters)")
-    if rg.get("import_s") is not None:
-        print(f"import reasoning_gym: {rg['import_s'] * 1000:.0f} ms (reasoning-gym {rg.get('version')})")
-    else:
-        print(f"reasoning-gym: {rg_note}")
-    print()
+    print(f"\nimport generators: {gen_import * 1000:.1f} ms (median of 5 fresh interpreters)\n")
     print("| family | L0 items/s | L0 p50 / p99 ms | L5 items/s | L5 p50 / p99 ms |")
     print("|---|---:|---:|---:|---:|")
     for name in names:
         a, b = fmt(ours[name]["L0"])
         c, d = fmt(ours[name]["top_stats"])
         print(f"| {name} | {a} | {b} | {c} | {d} |")
-    compared = {}
-    if rg.get("results"):
-        print()
-        print("| ours (L0 / L5) | reasoning-gym (default config) | ours L0 items/s | ours L5 items/s | rg items/s | ours L0 p50 / p99 ms | rg p50 / p99 ms |")
-        print("|---|---|---:|---:|---:|---:|---:|")
-        for ours_name, rg_name in sorted(pairs.items()):
-            entry = rg["results"].get(rg_name, {})
-            stats = summarise(entry["times"], entry["setup_s"]) if entry.get("times") else None
-            compared[ours_name] = {"rg_name": rg_name, "rg": stats, "rg_error": entry.get("error")}
-            rg_rate, rg_lat = fmt(stats) if stats else (f"error: {entry.get('error', 'missing')[:40]}", "—")
-            print(
-                f"| {ours_name} | {rg_name} | {fmt(ours[ours_name]['L0'])[0]} | {fmt(ours[ours_name]['top_stats'])[0]} | "
-                f"{rg_rate} | {fmt(ours[ours_name]['L0'])[1]} | {rg_lat} |"
-            )
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    report = {
-        "import_generators_s": gen_import,
-        "ours": ours,
-        "reasoning_gym": {"note": rg_note, "version": rg.get("version"), "import_s": rg.get("import_s"), "compared": compared},
-    }
+    report.update({"import_generators_s": gen_import, "ours": ours})
     (RESULTS / "generators_bench.json").write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
     if args.uniqueness:
         table = {}

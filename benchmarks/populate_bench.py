@@ -28,9 +28,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from pipeline.blueprint import load_blueprint  # noqa: E402
-from pipeline.populate import populate, scale_for_rows  # noqa: E402
-from pipeline.schema import Schema, build_schema  # noqa: E402
+from pipeline.data.populate import populate, scale_for_rows  # noqa: E402
+from pipeline.world.blueprint import load_blueprint  # noqa: E402
+from pipeline.world.schema import Schema, build_schema  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"
 
@@ -38,7 +38,7 @@ RESULTS = ROOT / "benchmarks" / "results"
 def _schema(domain: str, variant: int | None) -> Schema:
     if variant is None:
         return build_schema(load_blueprint(domain))
-    from pipeline.variants import random_schema
+    from pipeline.world.variants import random_schema
 
     return random_schema(variant)
 
@@ -53,10 +53,15 @@ def run(schema: Schema, rows: int, seed: int) -> dict[str, Any]:
     total = sum(result.rows.values())
     largest = max(result.rows.values())
     return {
-        "largest_table_rows": largest, "total_rows": total, "tables": len(result.rows),
-        "wall_s": round(wall, 2), "cpu_s": round(cpu, 2),
-        "rows_per_s_wall": round(total / wall), "rows_per_s_cpu": round(total / cpu),
-        "largest_rows_per_s_cpu": round(largest / cpu), "file_mb": round(size / 2**20, 1),
+        "largest_table_rows": largest,
+        "total_rows": total,
+        "tables": len(result.rows),
+        "wall_s": round(wall, 2),
+        "cpu_s": round(cpu, 2),
+        "rows_per_s_wall": round(total / wall),
+        "rows_per_s_cpu": round(total / cpu),
+        "largest_rows_per_s_cpu": round(largest / cpu),
+        "file_mb": round(size / 2**20, 1),
     }
 
 
@@ -69,15 +74,23 @@ def main() -> int:
     parser.add_argument("--no-save", action="store_true", help="do not write benchmarks/results/populate_bench.json")
     args = parser.parse_args()
     schema = _schema(args.domain, args.random)
-    populate(schema, args.seed, Path(tempfile.mkdtemp()) / "warm.sqlite", scale_for_rows(schema, 10))  # load vocabularies
+    populate(
+        schema, args.seed, Path(tempfile.mkdtemp()) / "warm.sqlite", scale_for_rows(schema, 10)
+    )  # load vocabularies
     print(f"{schema.name}: {len(schema.tables)} tables")
-    print(f"{'largest':>10} {'total rows':>11} {'wall s':>7} {'cpu s':>7} {'rows/s (cpu)':>13} {'rows/s (wall)':>14} {'MB':>6}")
+    print(
+        f"{'largest':>10} {'total rows':>11} {'wall s':>7} {'cpu s':>7} "
+        f"{'rows/s (cpu)':>13} {'rows/s (wall)':>14} {'MB':>6}"
+    )
     runs = []
     for rows in args.rows:
         r = run(schema, rows, args.seed)
         runs.append(r)
-        print(f"{r['largest_table_rows']:>10,} {r['total_rows']:>11,} {r['wall_s']:>7} {r['cpu_s']:>7} "
-              f"{r['rows_per_s_cpu']:>13,} {r['rows_per_s_wall']:>14,} {r['file_mb']:>6}", flush=True)
+        print(
+            f"{r['largest_table_rows']:>10,} {r['total_rows']:>11,} {r['wall_s']:>7} {r['cpu_s']:>7} "
+            f"{r['rows_per_s_cpu']:>13,} {r['rows_per_s_wall']:>14,} {r['file_mb']:>6}",
+            flush=True,
+        )
     if not args.no_save:
         RESULTS.mkdir(parents=True, exist_ok=True)
         out = {"schema": schema.name, "tables": len(schema.tables), "seed": args.seed, "runs": runs}

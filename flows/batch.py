@@ -1,6 +1,7 @@
-"""``generate_batch``: many environments at once, each step a cached, retried Prefect task.
+"""``generate_batch``: many environments at once, each step a cached, retried Prefect task;
+``generate_scenario_batch``: the same for scenarios an LLM designs (:mod:`pipeline.jobs.scenario_batch`).
 
-The logic lives in :mod:`pipeline.batch`; this module only turns its steps into tasks
+The logic lives in :mod:`pipeline.jobs.batch`; this module only turns its steps into tasks
 (cache key = inputs + task source + code version, results persisted so a re-run reuses
 them), runs one ``environment`` task per environment on the chosen task runner, and
 publishes the summary as an artifact.
@@ -23,7 +24,11 @@ from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
 from prefect.transactions import CommitMode, transaction
 from prefect.utilities.annotations import unmapped
 
-from pipeline import batch, steps
+from pipeline.jobs import batch, scenario, scenario_batch, steps
+from pipeline.llm.client import LLMSettings
+from pipeline.llm.distinct import DistinctFilter
+from pipeline.llm.scenario import Scenario
+from pipeline.progress import tick
 
 CODE_VERSION = CacheKeyFnPolicy(cache_key_fn=lambda _ctx, _params: batch.code_version())
 CACHED = TASK_SOURCE + INPUTS + CODE_VERSION
@@ -40,8 +45,15 @@ def transient(_task: Task[..., Any], _run: TaskRun, state: State[Any]) -> bool:
 
 def _step(fn: Any, name: str, cached: bool = True) -> Task[..., Any]:
     """A step as a task; the ones that only compute are cached, the ones that write are not."""
-    return task(fn, name=name, cache_policy=CACHED if cached else NO_CACHE, persist_result=cached,
-                retries=2, retry_delay_seconds=1, retry_condition_fn=transient)
+    return task(
+        fn,
+        name=name,
+        cache_policy=CACHED if cached else NO_CACHE,
+        persist_result=cached,
+        retries=2,
+        retry_delay_seconds=1,
+        retry_condition_fn=transient,
+    )
 
 
 STEPS = batch.Steps(
@@ -97,9 +109,16 @@ def task_runner(workers: int = 1, dask_address: str | None = None) -> TaskRunner
     from prefect_dask import DaskTaskRunner
 
     if dask_address == "local":
-        return DaskTaskRunner(cluster_class="distributed.LocalCluster", cluster_kwargs={
-            "n_workers": workers, "threads_per_worker": 1, "processes": True, "host": "127.0.0.1",
-            "dashboard_address": "127.0.0.1:0"})
+        return DaskTaskRunner(
+            cluster_class="distributed.LocalCluster",
+            cluster_kwargs={
+                "n_workers": workers,
+                "threads_per_worker": 1,
+                "processes": True,
+                "host": "127.0.0.1",
+                "dashboard_address": "127.0.0.1:0",
+            },
+        )
     return DaskTaskRunner(address=dask_address)
 
 
@@ -113,17 +132,31 @@ def default_task_runner() -> TaskRunner[Any]:
 
 
 @flow(name="generate_batch", task_runner=default_task_runner(), log_prints=True)
-def generate_batch(n: int, domains: list[str] | None = None, seed: int = 0, registry: str | None = None,
-                   work: str | None = None, variant: bool = False, tasks_per_family: int = 6,
-                   scale: float = 1.0, rows: int | None = None, summary_path: str | None = None) -> dict[str, Any]:
+def generate_batch(
+    n: int,
+    domains: list[str] | None = None,
+    seed: int = 0,
+    registry: str | None = None,
+    work: str | None = None,
+    variant: bool = False,
+    tasks_per_family: int = 6,
+    scale: float = 1.0,
+    rows: int | None = None,
+    summary_path: str | None = None,
+) -> dict[str, Any]:
     """Build and publish ``n`` environments; failures are isolated and reported, a re-run resumes."""
-    plan = batch.plan_batch(n, domains, seed, variant=variant, tasks_per_family=tasks_per_family, scale=scale,
-                            rows=rows)
+    plan = batch.plan_batch(
+        n, domains, seed, variant=variant, tasks_per_family=tasks_per_family, scale=scale, rows=rows
+    )
     root = Path(work) if work else batch.default_work_root(registry)
     run = {"flow": "generate_batch", "flow_run_id": str(runtime.flow_run.id)}
     start = time.perf_counter()
     futures = environment.map(plan, unmapped(str(root)), unmapped(registry), unmapped(run))
-    results = [_outcome(inputs, future) for inputs, future in zip(plan, futures)]
+    results = []
+    for i, (inputs, future) in enumerate(zip(plan, futures)):
+        tick("batch", i, len(plan), inputs.name)
+        results.append(_outcome(inputs, future))
+    tick("batch", len(plan), len(plan))
     summary = batch.summarise(results, time.perf_counter() - start, registry)
     summary["summary_path"] = str(batch.write_summary(summary, Path(summary_path or root / batch.SUMMARY_FILE)))
     create_markdown_artifact(batch.summary_markdown(summary), key="batch-summary", description="generate_batch summary")
@@ -133,3 +166,115 @@ def generate_batch(n: int, domains: list[str] | None = None, seed: int = 0, regi
 def run_batch(workers: int = 1, dask_address: str | None = None, **parameters: Any) -> dict[str, Any]:
     """``generate_batch`` on the task runner the CLI options name."""
     return generate_batch.with_options(task_runner=task_runner(workers, dask_address))(**parameters)
+
+
+# -- scenarios designed by an LLM ---------------------------------------------------------------
+
+
+def llm_transient(_task: Task[..., Any], _run: TaskRun, state: State[Any]) -> bool:
+    """Retry a design only when the provider may recover (rate limits, timeouts, outages)."""
+    try:
+        state.result()
+    except Exception as exc:
+        return scenario.is_transient(exc)
+    return False
+
+
+design = task(
+    scenario.design_step,
+    name="design",
+    task_run_name="design-{scenario.slug}",
+    retries=1,
+    retry_delay_seconds=10,
+    retry_condition_fn=llm_transient,
+)
+SCENARIO_STEPS = scenario_batch.ScenarioSteps(
+    schema=STEPS.schema,
+    populate=STEPS.populate,
+    tools=STEPS.tools,
+    tasks=STEPS.tasks,
+    refine=task(
+        scenario.refine_step, name="refine", retries=1, retry_delay_seconds=10, retry_condition_fn=llm_transient
+    ),
+    package=_step(scenario.package_scenario_step, "package", cached=False),
+    publish=STEPS.publish,
+)
+
+
+@task(name="scenario-environment", task_run_name="{designed.scenario.slug}")
+def scenario_environment(
+    designed: scenario.Designed,
+    settings: LLMSettings,
+    options: scenario.ScenarioOptions,
+    work_root: str,
+    registry: str | None,
+    run: dict[str, Any],
+) -> dict[str, Any]:
+    """All build steps of one designed scenario in one worker (see ``environment``)."""
+    try:
+        with transaction(commit_mode=CommitMode.EAGER):
+            return scenario_batch.build_scenario(
+                designed, settings, options, Path(work_root), registry, run, SCENARIO_STEPS
+            )
+    except Exception as exc:
+        raise batch.EnvironmentFailed(batch.describe(exc)) from None
+
+
+def _settled(future: PrefectFuture[Any]) -> Any:
+    """A future's result, or its exception (failures are isolated, never raised here)."""
+    future.wait()
+    result = future.state.result(raise_on_failure=False)
+    return result if result is not None else RuntimeError(str(future.state))
+
+
+@flow(name="generate_scenario_batch", task_runner=default_task_runner(), log_prints=True)
+def generate_scenario_batch(
+    scenarios: list[Scenario],
+    settings: LLMSettings,
+    options: scenario.ScenarioOptions,
+    registry: str | None = None,
+    work: str | None = None,
+    summary_path: str | None = None,
+    invalid: list[tuple[int, str]] | None = None,
+) -> dict[str, Any]:
+    """Design every scenario (concurrently, requests capped by the client), reject near-duplicates in
+    file order, then build and publish the rest; failures are isolated and reported."""
+    start = time.perf_counter()
+    root = Path(work) if work else batch.default_work_root(registry)
+    run = {"flow": "generate_scenario_batch", "flow_run_id": str(runtime.flow_run.id)}
+    distinct = DistinctFilter()
+    lines = scenario_batch.invalid_lines(invalid or [])
+    admitted, rejected = scenario_batch.admit_scenarios(scenarios, distinct)
+    lines += rejected
+    designed = []
+    futures = design.map(admitted, unmapped(settings), unmapped(options)) if admitted else []
+    for s, future in zip(admitted, futures):
+        outcome = _settled(future)
+        if isinstance(outcome, scenario.Designed):
+            designed.append(outcome)
+        else:
+            lines.append(scenario_batch.failed_line(scenario_batch.design_failed(s, outcome), outcome))
+    to_build, set_aside = scenario_batch.admit_blueprints(designed, distinct)
+    lines += set_aside
+    built = (
+        scenario_environment.map(
+            to_build, unmapped(settings), unmapped(options), unmapped(str(root)), unmapped(registry), unmapped(run)
+        )
+        if to_build
+        else []
+    )
+    for d, future in zip(to_build, built):
+        outcome = _settled(future)
+        lines.append(outcome if isinstance(outcome, dict) else scenario_batch.failed_line(d, outcome))
+    summary = scenario_batch.summarise(lines, time.perf_counter() - start, registry, distinct)
+    target = Path(summary_path or root / "scenario-batch-summary.json")
+    summary["summary_path"] = str(batch.write_summary(summary, target))
+    create_markdown_artifact(
+        scenario_batch.summary_markdown(summary), key="scenario-batch-summary", description="scenario batch summary"
+    )
+    return summary
+
+
+def run_scenario_batch(workers: int = 1, dask_address: str | None = None, **parameters: Any) -> dict[str, Any]:
+    """``generate_scenario_batch`` on the task runner the CLI options name."""
+    return generate_scenario_batch.with_options(task_runner=task_runner(workers, dask_address))(**parameters)

@@ -9,21 +9,41 @@ from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 
 from flows.batch import transient
-from pipeline import procedural
-from pipeline.batch import publish_bundle
+from pipeline.jobs.batch import publish_bundle
+from pipeline.package import procedural
 
 build_task = task(procedural.build_procedural_bundle, name="build", cache_policy=NO_CACHE)
-publish_task = task(publish_bundle, name="publish", cache_policy=NO_CACHE, retries=2, retry_delay_seconds=1,
-                    retry_condition_fn=transient)
+publish_task = task(
+    publish_bundle,
+    name="publish",
+    cache_policy=NO_CACHE,
+    retries=2,
+    retry_delay_seconds=1,
+    retry_condition_fn=transient,
+)
 
 
 @flow(name="build_procedural", log_prints=True)
-def build_procedural(families: list[str], n: int, seed: int = 0, level: int | dict[str, int] | None = None,
-                     weights: dict[str, float] | None = None, version: str = "1.0.0", out: str = "artifacts",
-                     registry: str | None = None, publish: bool = False) -> dict[str, Any]:
+def build_procedural(
+    families: list[str],
+    n: int,
+    seed: int = 0,
+    level: int | dict[str, int] | None = None,
+    weights: dict[str, float] | None = None,
+    version: str = "1.0.0",
+    out: str = "artifacts",
+    registry: str | None = None,
+    publish: bool = False,
+) -> dict[str, Any]:
     """Build ``out/<name>/<version>/``; with ``publish``, also publish it to ``registry``."""
     bundle = build_task(families, Path(out), n=n, seed=seed, level=level, weights=weights, version=version)
     published = publish_task(bundle.path, registry, {"flow": "build_procedural"}) if publish else None
-    return {"path": str(bundle.path), "name": bundle.name, "version": bundle.version, "digest": bundle.digest,
-            "tasks": bundle.manifest["counts"]["tasks"], "per_family": bundle.manifest["counts"]["per_family"],
-            "published": published}
+    return {
+        "path": str(bundle.path),
+        "name": bundle.name,
+        "version": bundle.version,
+        "digest": bundle.digest,
+        "tasks": bundle.manifest["counts"]["tasks"],
+        "per_family": bundle.manifest["counts"]["per_family"],
+        "published": published,
+    }

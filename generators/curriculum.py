@@ -142,7 +142,9 @@ class Curriculum:
         elif isinstance(result, (tuple, list)) and len(result) == 2:
             family, value = result
         else:
-            raise ValueError(f"a result must be (family, score) or a mapping with family and score/reward, got {result!r}")
+            raise ValueError(
+                f"a result must be (family, score) or a mapping with family and score/reward, got {result!r}"
+            )
         score = _number("score", value)
         if not 0.0 <= score <= 1.0:
             raise ValueError(f"score must be in [0, 1], got {value!r}")
@@ -153,7 +155,9 @@ class Curriculum:
 
         Every result is validated before any is applied, so a bad batch changes nothing.
         """
-        if isinstance(results, Mapping) or (isinstance(results, tuple) and len(results) == 2 and isinstance(results[0], str)):
+        if isinstance(results, Mapping) or (
+            isinstance(results, tuple) and len(results) == 2 and isinstance(results[0], str)
+        ):
             results = [results]
         parsed = [self._parse(result) for result in results]
         for family, _ in parsed:
@@ -244,7 +248,9 @@ class Curriculum:
         """Write the snapshot atomically (temp file + rename)."""
         target = Path(path)
         target.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile("w", dir=target.parent, delete=False, suffix=".tmp", encoding="utf-8") as handle:
+        with tempfile.NamedTemporaryFile(
+            "w", dir=target.parent, delete=False, suffix=".tmp", encoding="utf-8"
+        ) as handle:
             json.dump(self.to_json(), handle, indent=2, sort_keys=True)
             temp = Path(handle.name)
         temp.replace(target)

@@ -8,15 +8,18 @@ skipped by drawing further indices; the share of draws that were new is recorded
 
 from __future__ import annotations
 
+import _random
 import hashlib
 import math
+import random
+import threading
 import unicodedata
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, overload
 
 from generators.answers import safe_score, score_answer
-from generators.base import GENERATOR_VERSION, Family, Knobs, canonical_json, rng_for
+from generators.base import GENERATOR_VERSION, Family, Knobs, SeedStream, canonical_json, derive_seed
 from generators.registry import get_family
 
 __all__ = [
@@ -58,7 +61,9 @@ def resolve_config(family: Family, level: int | None, config: Knobs | Mapping[st
         _check_int("level", level)
     if isinstance(config, Knobs):
         if not isinstance(config, family.config):
-            raise ValueError(f"{family.name}: config must be a {family.config.__qualname__}, got {type(config).__qualname__}")
+            raise ValueError(
+                f"{family.name}: config must be a {family.config.__qualname__}, got {type(config).__qualname__}"
+            )
         return config
     base: dict[str, Any] = {}
     if level is not None:
@@ -67,11 +72,15 @@ def resolve_config(family: Family, level: int | None, config: Knobs | Mapping[st
         base = dict(family.levels[level])
     if config is not None:
         if not isinstance(config, Mapping):
-            raise ValueError(f"config must be a mapping or {family.config.__qualname__}, got {type(config).__qualname__}")
+            raise ValueError(
+                f"config must be a mapping or {family.config.__qualname__}, got {type(config).__qualname__}"
+            )
         fields = set(family.config.__dataclass_fields__)
         unknown = sorted(str(key) for key in config if key not in fields)
         if unknown:
-            raise ValueError(f"{family.name}: unknown knob(s) {', '.join(unknown)}; knobs are {', '.join(sorted(fields))}")
+            raise ValueError(
+                f"{family.name}: unknown knob(s) {', '.join(unknown)}; knobs are {', '.join(sorted(fields))}"
+            )
         base.update(config)
     try:
         return family.config(**base)
@@ -90,7 +99,7 @@ def score(family: str | Family, answer_text: Any, item: Mapping[str, Any]) -> fl
         if fam.score is not None:
             return safe_score(fam.score(answer_text if isinstance(answer_text, str) else "", item))
         return safe_score(score_answer(fam.answer_kind, answer_text, item))
-    except Exception:  # noqa: BLE001 - a scorer must never crash a training loop
+    except Exception:
         return 0.0
 
 
@@ -147,14 +156,56 @@ class Dataset(Sequence[dict[str, Any]]):
         }
 
 
+_STREAMS: dict[tuple[str, Knobs], tuple[dict[str, Any], SeedStream]] = {}
+"""Per (family, knobs): the knob dict and seed prefix, built once rather than per item."""
+_MAX_STREAMS = 1024
+
+
+def _stream(family: Family, config: Knobs) -> tuple[dict[str, Any], SeedStream | None]:
+    try:
+        cached = _STREAMS.get((family.name, config))
+    except TypeError:  # a knob value that cannot be hashed: no cache
+        return config.as_dict(), None
+    if cached is None:
+        knobs = config.as_dict()
+        cached = (knobs, SeedStream(family.name, knobs))
+        if len(_STREAMS) >= _MAX_STREAMS:
+            _STREAMS.clear()
+        _STREAMS[family.name, config] = cached
+    return cached
+
+
+_LOCAL = threading.local()
+_C_SEED = _random.Random.seed
+
+
+def _seeded(seed: int) -> random.Random:
+    """This thread's Random, in exactly the state ``random.Random(seed)`` starts in.
+
+    Re-seeding one instance through the C ``seed`` skips an allocation and two Python
+    wrappers per item; ``gauss_next`` is what ``random.Random.seed`` also resets. A family
+    must not keep its ``rng`` past ``generate`` (none does).
+    """
+    rng: random.Random | None = getattr(_LOCAL, "rng", None)
+    if rng is None:
+        rng = _LOCAL.rng = random.Random()
+    _C_SEED(rng, seed)
+    rng.gauss_next = None  # type: ignore[attr-defined]  # not in typeshed; random.Random.seed resets it too
+    return rng
+
+
 def make_item(family: Family, config: Knobs, level: int | None, seed: int, index: int) -> dict[str, Any]:
     """Item ``index`` of the stream ``(family, config, seed)``; pure and reproducible."""
-    knobs = config.as_dict()
-    problem = family.generate(config, rng_for(family.name, knobs, seed, index))
+    knobs, stream = _stream(family, config)
+    try:
+        item_seed = stream.seed(seed, index) if stream is not None else derive_seed(family.name, knobs, seed, index)
+    except TypeError:
+        item_seed = derive_seed(family.name, knobs, seed, index)
+    problem = family.generate(config, _seeded(item_seed))
     metadata: dict[str, Any] = {
         "family": family.name,
         "level": level,
-        "knobs": knobs,
+        "knobs": dict(knobs),
         "seed": seed,
         "index": index,
         "generator_version": GENERATOR_VERSION,
@@ -269,14 +320,14 @@ def create_composite(
     total = float(sum(specs[name] for name in names))
     if total <= 0:
         raise ValueError("at least one weight must be > 0")
-    levels = dict(level) if isinstance(level, Mapping) else {name: level for name in names}
+    levels = dict(level) if isinstance(level, Mapping) else dict.fromkeys(names, level)
     unknown = sorted(set(levels) - set(names))
     if unknown:
         raise ValueError(f"levels given for families not in specs: {', '.join(unknown)}")
     configs = dict(configs or {})
     spec_key = [[name, float(specs[name])] for name in names]
     order: list[tuple[str, int]] = []
-    counts = {name: 0 for name in names}
+    counts = dict.fromkeys(names, 0)
     for position in range(size):
         point = _unit_interval("composite", spec_key, seed, position) * total
         chosen = names[-1]
@@ -290,7 +341,11 @@ def create_composite(
         counts[chosen] += 1
     datasets = {
         name: create_dataset(
-            name, level=levels.get(name), seed=seed, size=counts[name], config=configs.get(name),
+            name,
+            level=levels.get(name),
+            seed=seed,
+            size=counts[name],
+            config=configs.get(name),
             on_shortfall=on_shortfall,
         )
         for name in names

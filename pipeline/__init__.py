@@ -13,14 +13,14 @@ __version__ = "0.1.0"
 
 _EXPORTS = {
     "Environment": "pipeline.runtime.environment",
-    "load_bundle": "pipeline.bundle",
-    "Bundle": "pipeline.bundle",
-    "BundleError": "pipeline.bundle",
-    "load_blueprint": "pipeline.blueprint",
-    "list_domains": "pipeline.blueprint",
-    "pull": "pipeline.registry",
-    "Registry": "pipeline.registry",
-    "RegistryError": "pipeline.registry",
+    "load_bundle": "pipeline.bundle.format",
+    "Bundle": "pipeline.bundle.format",
+    "BundleError": "pipeline.bundle.format",
+    "load_blueprint": "pipeline.world.blueprint",
+    "list_domains": "pipeline.world.blueprint",
+    "pull": "pipeline.registry.registry",
+    "Registry": "pipeline.registry.registry",
+    "RegistryError": "pipeline.registry.registry",
 }
 
 __all__ = sorted(_EXPORTS)

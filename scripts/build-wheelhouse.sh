@@ -15,7 +15,7 @@ PY=${PYTHON:-python3}
 exec "$PY" - "$@" <<'PYEOF'
 import sys
 from pathlib import Path
-from pipeline.image import build_wheelhouse
+from pipeline.package.wheelhouse import build_wheelhouse
 
 args = sys.argv[1:]
 dest = build_wheelhouse(Path(args[0]) if args and args[0] else None, extra=args[1:],

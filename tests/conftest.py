@@ -11,9 +11,9 @@ os.environ.setdefault("PREFECT_HOME", tempfile.mkdtemp(prefix="synthenv-prefect-
 os.environ["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
 os.environ["DO_NOT_TRACK"] = "1"
 
-import pytest  # noqa: E402
+import pytest
 
-from pipeline.steps import Inputs, generate  # noqa: E402
+from pipeline.jobs.steps import Inputs, generate
 
 TEST_DOMAINS = ("online_store", "clinic_appointments", "library_loans")
 

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from pipeline import batch
-from pipeline.cli import app
-from pipeline.registry import Registry
-from pipeline.steps import Inputs
+from pipeline.cli.main import app
+from pipeline.jobs import batch
+from pipeline.jobs.steps import Inputs
+from pipeline.registry.registry import Registry
 
 runner = CliRunner()
 SMALL = {"tasks_per_family": 1}
@@ -23,7 +23,12 @@ SMALL = {"tasks_per_family": 1}
 def test_plan_takes_domains_in_turn_with_consecutive_seeds() -> None:
     plan = batch.plan_batch(5, ["online_store", "library_loans"], seed=10, **SMALL)
     assert [(p.domain, p.seed) for p in plan] == [
-        ("online_store", 10), ("library_loans", 11), ("online_store", 12), ("library_loans", 13), ("online_store", 14)]
+        ("online_store", 10),
+        ("library_loans", 11),
+        ("online_store", 12),
+        ("library_loans", 13),
+        ("online_store", 14),
+    ]
     assert len({p.name for p in plan}) == 5 and all(p.tasks_per_family == 1 for p in plan)
 
 
@@ -33,13 +38,16 @@ def test_plan_samples_domains_by_seed_deterministically() -> None:
     assert len({p.domain for p in a}) > 1
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"n": 0}, "n must be"),
-    ({"n": 2, "domains": "online_store"}, "list of names"),
-    ({"n": 2, "domains": []}, "non-empty"),
-    ({"n": 2, "domains": ["online_store", " "]}, "non-empty"),
-    ({"n": 2, "seed": -1}, "seed"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"n": 0}, "n must be"),
+        ({"n": 2, "domains": "online_store"}, "list of names"),
+        ({"n": 2, "domains": []}, "non-empty"),
+        ({"n": 2, "domains": ["online_store", " "]}, "non-empty"),
+        ({"n": 2, "seed": -1}, "seed"),
+    ],
+)
 def test_plan_rejects_bad_input(kwargs: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         batch.plan_batch(**kwargs)
@@ -48,8 +56,20 @@ def test_plan_rejects_bad_input(kwargs: dict[str, Any], message: str) -> None:
 def test_inputs_key_follows_every_input() -> None:
     a = Inputs("online_store", seed=1)
     assert batch.inputs_key(a) == batch.inputs_key(Inputs("online_store", seed=1))
-    assert len({batch.inputs_key(x) for x in (a, Inputs("online_store", seed=2), Inputs("online_store", seed=1, scale=2.0),
-                                              Inputs("online_store", seed=1, version="1.0.1"))}) == 4
+    assert (
+        len(
+            {
+                batch.inputs_key(x)
+                for x in (
+                    a,
+                    Inputs("online_store", seed=2),
+                    Inputs("online_store", seed=1, scale=2.0),
+                    Inputs("online_store", seed=1, version="1.0.1"),
+                )
+            }
+        )
+        == 4
+    )
 
 
 def test_workdir_token_lives_exactly_as_long_as_the_directory(tmp_path: Path) -> None:
@@ -90,7 +110,14 @@ def test_a_failing_environment_does_not_stop_the_others(first_batch: tuple[Path,
     entry = entries["online-store-s0@1.0.0"]
     assert entry.digest == results[0].digest and entry.run["flow"] == "test"
     assert entry.run["inputs_key"] == batch.inputs_key(batch.plan_batch(1, ["online_store"], 0, **SMALL)[0])
-    assert results[0].tasks > 0 and set(results[0].seconds) == {"schema", "populate", "tools", "tasks", "package", "publish"}
+    assert results[0].tasks > 0 and set(results[0].seconds) == {
+        "schema",
+        "populate",
+        "tools",
+        "tasks",
+        "package",
+        "publish",
+    }
     assert sorted(p.name for p in (registry / ".work").iterdir()) == [], "published work dirs are removed"
 
 
@@ -153,18 +180,37 @@ def test_summary_counts_and_markdown(first_batch: tuple[Path, list[batch.EnvResu
 
 
 def test_batch_cli_without_prefect(tmp_path: Path) -> None:
-    result = runner.invoke(app, ["batch", "--n", "2", "--domains", "online_store,nope", "--seed", "20",
-                                 "--tasks-per-family", "1", "--registry", str(tmp_path), "--no-prefect", "--json"])
+    result = runner.invoke(
+        app,
+        [
+            "batch",
+            "--n",
+            "2",
+            "--domains",
+            "online_store,nope",
+            "--seed",
+            "20",
+            "--tasks-per-family",
+            "1",
+            "--registry",
+            str(tmp_path),
+            "--no-prefect",
+            "--json",
+        ],
+    )
     assert result.exit_code == 1, result.output
     summary = json.loads(result.stdout)
     assert summary["counts"]["published"] == 1 and summary["counts"]["failed"] == 1
     assert json.loads(Path(summary["summary_path"]).read_text())["counts"] == summary["counts"]
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--n", "2", "--domains", ","], "non-empty"),
-    (["--n", "1", "--no-prefect", "--dask-address", "local"], "drop --no-prefect"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--n", "2", "--domains", ","], "non-empty"),
+        (["--n", "1", "--no-prefect", "--dask-address", "local"], "drop --no-prefect"),
+    ],
+)
 def test_batch_cli_rejects_bad_options(args: list[str], message: str, tmp_path: Path) -> None:
     result = runner.invoke(app, ["batch", *args, "--registry", str(tmp_path)])
     assert result.exit_code == 2 and message in result.output

@@ -12,11 +12,19 @@ from typing import Any
 
 import pytest
 
-from pipeline.bundle import BundleError, load_bundle
-from pipeline.check import check_bundle
+from pipeline.bundle.format import BundleError, load_bundle
+from pipeline.tasks.check import check_bundle
 
-EXPECTED_FILES = {"schema.json", "schema.sql", "state.sqlite", "tools.json", "openapi.json", "tasks.jsonl",
-                  "report.html", "Dockerfile"}
+EXPECTED_FILES = {
+    "schema.json",
+    "schema.sql",
+    "state.sqlite",
+    "tools.json",
+    "openapi.json",
+    "tasks.jsonl",
+    "report.html",
+    "Dockerfile",
+}
 
 
 def test_bundle_layout_and_manifest(store_bundle: Path) -> None:
@@ -37,32 +45,46 @@ def test_every_shipped_task_is_proven(bundles: dict[str, Path], domain: str) -> 
     assert len(families) >= 10
 
 
-def test_wrong_answers_and_wrong_writes_score_zero(store_bundle: Path) -> None:
-    """Through the agent's own entry point: perturbed and stuffed answers, misdirected writes."""
+def test_report_counts_every_exploit(store_bundle: Path) -> None:
+    from pipeline.tasks.exploits import REGISTRY
+
+    page = (store_bundle / "report.html").read_text(encoding="utf-8")
+    section = page[page.index("<h2>Exploits</h2>") :]
+    assert all(f"<td>{name}</td>" in section for name in REGISTRY)
+    assert "a task ships only if every one scores 0.0" in section
+
+
+def test_exploits_score_zero_through_the_agents_own_entry_point(store_bundle: Path) -> None:
+    """The library's attempts replayed through ``Environment.step``, as an agent would send them:
+    perturbed and stuffed answers, misdirected and collateral writes."""
     from pipeline import Environment
-    from pipeline.taskgen.proof import fingerprint, perturbed_answers, stuffed_answers, wrong_row_solutions
+    from pipeline.tasks.exploits import REGISTRY
+    from pipeline.tasks.exploits.base import Probe, scratch_for
+    from pipeline.tasks.proof import fingerprint
 
     env = Environment.from_bundle(store_bundle)
-    misdirected = 0
+    scratch = scratch_for(env.bundle.state_bytes)
+    tried = 0
     for task in env.tasks:
-        for answer in perturbed_answers(task) + stuffed_answers(task):
-            env.reset(task_id=task.id)
-            for call in task.solution:
-                env.step(call.model_dump())
-            assert env.step({"answer": answer})[1] == 0.0, (task.id, answer)
+        probe = Probe(task, env.executor, env.bundle.state_bytes, scratch)
         gold = _state(env, task.solution)
-        for solution in wrong_row_solutions(task, env.executor)[:2]:
-            env.reset(task_id=task.id)
-            ok = all(env.step(call.model_dump())[0]["type"] == "tool_result" for call in solution)
-            if ok and fingerprint(env._session.conn, env.schema) != gold:  # noqa: SLF001 - white-box state
-                misdirected += 1
-                assert env.step({"answer": task.answer})[1] == 0.0, task.id
-    assert misdirected > 0
+        for name in ("perturbed_answer", "stuffed_answer", "wrong_row", "collateral_write"):
+            for attempt in list(REGISTRY[name].attempts(probe))[:3]:
+                env.reset(task_id=task.id)
+                results = [env.step(call.model_dump())[0]["type"] for call in attempt.calls]
+                if any(results[i] != "tool_result" for i in attempt.required):
+                    continue
+                if attempt.unless_gold_state and fingerprint(env._session.conn, env.schema) == gold:
+                    continue
+                tried += 1
+                assert env.step({"answer": attempt.answer})[1] == 0.0, (task.id, name, attempt)
+    scratch.close()
+    assert tried > len(env.tasks)
 
 
 def _state(env: Any, solution: Any) -> tuple[Any, ...]:
     from pipeline.runtime.session import Session
-    from pipeline.taskgen.proof import fingerprint, replay
+    from pipeline.tasks.proof import fingerprint, replay
 
     session = Session(env.bundle.state_bytes, env.executor)
     try:
@@ -77,8 +99,8 @@ def _state(env: Any, solution: Any) -> tuple[Any, ...]:
     [
         (lambda p: (p / "tasks.jsonl").write_text((p / "tasks.jsonl").read_text()[:-50]), "tasks.jsonl was modified"),
         (lambda p: (p / "state.sqlite").unlink(), "state.sqlite listed in the manifest is missing"),
-        (lambda p: (p / "extra.txt").write_text("x"), "files not in the manifest: extra.txt"),
-        (lambda p: _edit_manifest_files(p), "digest does not match"),
+        (lambda p: (p / "extra.txt").write_text("x"), "not in the manifest: 'extra.txt'"),
+        (lambda p: _edit_manifest_files(p), "file list was modified"),
     ],
 )
 def test_a_modified_bundle_is_refused_naming_the_file(store_bundle: Path, tmp_path: Path, tamper, message: str) -> None:
@@ -98,9 +120,25 @@ def _edit_manifest_files(path: Path) -> None:
 def _generate_in_subprocess(out: Path, hashseed: str) -> dict:
     env = {**os.environ, "PYTHONHASHSEED": hashseed}
     proc = subprocess.run(
-        [sys.executable, "-m", "pipeline.cli", "generate", "--domain", "clinic_appointments", "--seed", "3",
-         "--out", str(out), "--no-prefect", "--json"],
-        capture_output=True, text=True, env=env, check=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "pipeline.cli.main",
+            "generate",
+            "--domain",
+            "clinic_appointments",
+            "--seed",
+            "3",
+            "--out",
+            str(out),
+            "--no-prefect",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+        timeout=300,
     )
     return json.loads(proc.stdout)
 
@@ -115,7 +153,7 @@ def test_same_inputs_same_digest_across_hash_seeds(tmp_path: Path) -> None:
 
 
 def test_different_seed_different_digest(bundles: dict[str, Path], tmp_path: Path) -> None:
-    from pipeline.steps import Inputs, generate
+    from pipeline.jobs.steps import Inputs, generate
 
     other = generate(Inputs(domain="online_store", seed=8), tmp_path / "o", tmp_path / "w")
     assert other["digest"] != load_bundle(bundles["online_store"]).digest

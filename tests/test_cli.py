@@ -8,7 +8,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from pipeline.cli import app
+from pipeline.cli.common import EXIT_CODES
+from pipeline.cli.main import app
 
 runner = CliRunner()
 
@@ -23,11 +24,12 @@ def test_domains_json() -> None:
 
 
 def test_generate_json_then_info_and_check(tmp_path: Path) -> None:
-    result = runner.invoke(app, ["generate", "--domain", "library_loans", "--seed", "2", "--out", str(tmp_path),
-                                 "--no-prefect", "--json"])
+    result = runner.invoke(
+        app, ["generate", "--domain", "library_loans", "--seed", "2", "--out", str(tmp_path), "--no-prefect", "--json"]
+    )
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)
-    assert SUMMARY_KEYS <= set(summary)
+    assert set(summary) >= SUMMARY_KEYS
     assert summary["tasks"] > 0 and summary["tables"] >= 6
 
     info = runner.invoke(app, ["info", summary["path"], "--json"])
@@ -40,7 +42,7 @@ def test_generate_json_then_info_and_check(tmp_path: Path) -> None:
 
 
 def test_check_fails_and_names_a_broken_task(store_bundle: Path, tmp_path: Path) -> None:
-    from pipeline.bundle import write_bundle
+    from pipeline.bundle.format import write_bundle
 
     copy = tmp_path / "broken"
     shutil.copytree(store_bundle, copy)
@@ -61,4 +63,6 @@ def test_bad_inputs_exit_with_a_message(tmp_path: Path) -> None:
     result = runner.invoke(app, ["generate", "--domain", "atlantis", "--out", str(tmp_path), "--no-prefect"])
     assert result.exit_code == 2 and "unknown domain" in result.output
     result = runner.invoke(app, ["info", str(tmp_path)])
-    assert result.exit_code == 2 and "not a bundle" in result.output
+    assert result.exit_code == EXIT_CODES["refused"] and "not a bundle" in result.output
+    result = runner.invoke(app, ["info", str(tmp_path / "nothing-here")])
+    assert result.exit_code == EXIT_CODES["not_found"] and "no such bundle" in result.output

@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from pipeline import curriculum_loop as loop
-from pipeline.bundle import Bundle, load_bundle
-from pipeline.cli import app
-from pipeline.procedural import build_procedural_bundle
-from pipeline.registry import Registry
+from pipeline.bundle.format import Bundle, load_bundle
+from pipeline.cli.main import app
+from pipeline.jobs import curriculum as loop
+from pipeline.package.procedural import build_procedural_bundle
+from pipeline.registry.registry import Registry
 
 runner = CliRunner()
 FAMILIES = ["gcd_lcm", "maze"]
@@ -29,8 +29,10 @@ def parent(tmp_path: Path) -> tuple[str, Bundle]:
 
 
 def write_results(path: Path, bundle: Bundle, reward: dict[str, float], repeat: int = 1) -> Path:
-    rows = [{"bundle": bundle.ref, "task_id": t["id"], "reward": reward[t["metadata"]["family"]]}
-            for t in bundle.read_jsonl("tasks.jsonl")] * repeat
+    rows = [
+        {"bundle": bundle.ref, "task_id": t["id"], "reward": reward[t["metadata"]["family"]]}
+        for t in bundle.read_jsonl("tasks.jsonl")
+    ] * repeat
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return path
 
@@ -43,17 +45,22 @@ def test_read_results_jsonl_and_parquet_agree(tmp_path: Path, parent: tuple[str,
     duckdb.sql(f"COPY (SELECT * FROM read_json('{jsonl}')) TO '{parquet}' (FORMAT parquet)")
     rows = loop.read_results(jsonl)
     assert rows == loop.read_results(parquet)
-    assert len(rows) == 40 and rows[0].bundle == "proc-gcd-lcm.maze-s0@1.0.0" and {r.reward for r in rows} == {1.0, 0.25}
+    assert (
+        len(rows) == 40 and rows[0].bundle == "proc-gcd-lcm.maze-s0@1.0.0" and {r.reward for r in rows} == {1.0, 0.25}
+    )
 
 
-@pytest.mark.parametrize("content, suffix, message", [
-    ('{"bundle": "b@1.0.0", "task_id": "t"}\n', ".jsonl", "missing reward"),
-    ('{"bundle": "b@1.0.0", "task_id": "t", "reward": 1.5}\n', ".jsonl", r"reward must be a number in \[0, 1\]"),
-    ('{"bundle": "b@1.0.0", "task_id": "t", "reward": "high"}\n', ".jsonl", "reward must be"),
-    ('{"bundle": "b@1.0.0", "task_id": null, "reward": 1}\n', ".jsonl", "lacks a bundle or a task_id"),
-    ("bundle,task_id,reward\n", ".csv", "must be .jsonl"),
-    ("not json\n", ".jsonl", "cannot read results"),
-])
+@pytest.mark.parametrize(
+    "content, suffix, message",
+    [
+        ('{"bundle": "b@1.0.0", "task_id": "t"}\n', ".jsonl", "missing reward"),
+        ('{"bundle": "b@1.0.0", "task_id": "t", "reward": 1.5}\n', ".jsonl", r"reward must be a number in \[0, 1\]"),
+        ('{"bundle": "b@1.0.0", "task_id": "t", "reward": "high"}\n', ".jsonl", "reward must be"),
+        ('{"bundle": "b@1.0.0", "task_id": null, "reward": 1}\n', ".jsonl", "lacks a bundle or a task_id"),
+        ("bundle,task_id,reward\n", ".csv", "must be .jsonl"),
+        ("not json\n", ".jsonl", "cannot read results"),
+    ],
+)
 def test_bad_results_are_explained(tmp_path: Path, content: str, suffix: str, message: str) -> None:
     path = tmp_path / f"results{suffix}"
     path.write_text(content, encoding="utf-8")
@@ -61,8 +68,9 @@ def test_bad_results_are_explained(tmp_path: Path, content: str, suffix: str, me
         loop.read_results(path)
 
 
-def test_an_easy_family_moves_up_and_the_next_version_follows_its_parent(tmp_path: Path,
-                                                                         parent: tuple[str, Bundle]) -> None:
+def test_an_easy_family_moves_up_and_the_next_version_follows_its_parent(
+    tmp_path: Path, parent: tuple[str, Bundle]
+) -> None:
     registry, bundle = parent
     results = write_results(tmp_path / "r1.jsonl", bundle, {"gcd_lcm": 1.0, "maze": 0.6}, repeat=2)
     report = loop.update(results, registry=registry, min_samples=8, run={"flow": "test"})
@@ -74,7 +82,9 @@ def test_an_easy_family_moves_up_and_the_next_version_follows_its_parent(tmp_pat
     assert entry.parent == bundle.ref and entry.run["flow"] == "test"
     nxt = load_bundle(Registry(registry).pull(report.next, to=tmp_path / "pulled"))
     assert nxt.manifest["lineage"]["parent"] == bundle.ref and nxt.manifest["knobs"]["level"] == report.levels_after
-    assert {t["metadata"]["family"]: t["metadata"]["level"] for t in nxt.read_jsonl("tasks.jsonl")} == report.levels_after
+    assert {
+        t["metadata"]["family"]: t["metadata"]["level"] for t in nxt.read_jsonl("tasks.jsonl")
+    } == report.levels_after
     state = Path(report.state)
     assert state == Path(registry) / "curricula" / "proc-gcd-lcm.maze-s0.json" and state.is_file()
     assert not (Path(registry) / ".work" / "curriculum" / bundle.name).exists()
@@ -97,8 +107,9 @@ def test_no_level_moved_means_no_new_version(tmp_path: Path, parent: tuple[str, 
 
 def test_a_taken_minor_bump_moves_to_the_next_free_version(tmp_path: Path, parent: tuple[str, Bundle]) -> None:
     registry, bundle = parent
-    other = build_procedural_bundle(FAMILIES, tmp_path / "other", n=40, seed=0, level={"gcd_lcm": 3, "maze": 3},
-                                    version="1.1.0", parent=bundle.ref)
+    other = build_procedural_bundle(
+        FAMILIES, tmp_path / "other", n=40, seed=0, level={"gcd_lcm": 3, "maze": 3}, version="1.1.0", parent=bundle.ref
+    )
     Registry(registry).publish(other.path)
     published = loop.publish_next(bundle, {"gcd_lcm": 1, "maze": 0}, tmp_path / "out", registry, {})
     assert published["ref"] == "proc-gcd-lcm.maze-s0@1.2.0" and published["created"]
@@ -114,8 +125,12 @@ def test_unknown_task_and_mixed_bundles_are_refused(tmp_path: Path, parent: tupl
         loop.update(bad, registry=registry)
     other = build_procedural_bundle(["sort_numbers"], tmp_path / "b2", n=5, seed=0)
     mixed = tmp_path / "mixed.jsonl"
-    mixed.write_text(json.dumps({"bundle": bundle.ref, "task_id": "maze-00000", "reward": 1}) + "\n"
-                     + json.dumps({"bundle": str(other.path), "task_id": "sort_numbers-00000", "reward": 1}) + "\n")
+    mixed.write_text(
+        json.dumps({"bundle": bundle.ref, "task_id": "maze-00000", "reward": 1})
+        + "\n"
+        + json.dumps({"bundle": str(other.path), "task_id": "sort_numbers-00000", "reward": 1})
+        + "\n"
+    )
     with pytest.raises(ValueError, match="versions of one bundle"):
         loop.update(mixed, registry=registry)
 
@@ -148,8 +163,17 @@ def test_report_markdown_lists_each_family(tmp_path: Path, parent: tuple[str, Bu
 def test_curriculum_cli_without_prefect(tmp_path: Path, parent: tuple[str, Bundle]) -> None:
     registry, bundle = parent
     results = write_results(tmp_path / "r.jsonl", bundle, {"gcd_lcm": 1.0, "maze": 0.6}, repeat=2)
-    args = ["curriculum", "update", "--results", str(results), "--registry", registry, "--min-samples", "8",
-            "--no-prefect"]
+    args = [
+        "curriculum",
+        "update",
+        "--results",
+        str(results),
+        "--registry",
+        registry,
+        "--min-samples",
+        "8",
+        "--no-prefect",
+    ]
     result = runner.invoke(app, [*args, "--json"])
     assert result.exit_code == 0, result.output
     report: dict[str, Any] = json.loads(result.stdout)

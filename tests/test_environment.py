@@ -21,7 +21,7 @@ def test_reset_returns_instruction_and_info(env: Environment) -> None:
     obs, info = env.reset(seed=1)
     assert obs["type"] == "task" and obs["instruction"]
     assert info["task_id"] in {t.id for t in env.tasks}
-    again, info2 = env.reset(seed=1)
+    _again, info2 = env.reset(seed=1)
     assert info2["task_id"] == info["task_id"]
 
 
@@ -63,10 +63,22 @@ def test_step_after_done_and_before_reset(store_bundle: Path) -> None:
 
 
 BAD_ACTIONS: list[Any] = [
-    None, 3, "get_order", [], {}, {"tool": 5}, {"tool": "get_order"}, {"tool": "get_order", "arguments": []},
-    {"tool": "get_order", "arguments": {"id": "x"}}, {"tool": "get_order", "arguments": {"id": -1}},
-    {"tool": "get_order", "arguments": {"id": 10**30}}, {"tool": "list_orders", "arguments": {"limit": 10**6}},
-    {"tool": "nope", "arguments": {}}, {"answer": {"a": 1}}, {"answer": 1, "tool": "x"}, {"answer": True},
+    None,
+    3,
+    "get_order",
+    [],
+    {},
+    {"tool": 5},
+    {"tool": "get_order"},
+    {"tool": "get_order", "arguments": []},
+    {"tool": "get_order", "arguments": {"id": "x"}},
+    {"tool": "get_order", "arguments": {"id": -1}},
+    {"tool": "get_order", "arguments": {"id": 10**30}},
+    {"tool": "list_orders", "arguments": {"limit": 10**6}},
+    {"tool": "nope", "arguments": {}},
+    {"answer": {"a": 1}},
+    {"answer": 1, "tool": "x"},
+    {"answer": True},
     {"tool": "create_category", "arguments": {"name": "x" * 10_000}},
 ]
 
@@ -74,12 +86,12 @@ BAD_ACTIONS: list[Any] = [
 @pytest.mark.parametrize("action", BAD_ACTIONS)
 def test_bad_actions_return_errors_without_touching_state(env: Environment, action: Any) -> None:
     env.reset(task_id=env.tasks[0].id)
-    before = env._session.conn.serialize()  # noqa: SLF001 - white-box check of isolation
-    obs, reward, terminated, truncated, info = env.step(action)
+    before = env._session.conn.serialize()
+    obs, reward, terminated, _truncated, _info = env.step(action)
     assert obs["type"] in ("error", "tool_error"), obs
     assert obs["error"]["message"]
     assert reward == 0.0 and not terminated
-    assert env._session.conn.serialize() == before  # noqa: SLF001
+    assert env._session.conn.serialize() == before
 
 
 json_values = st.recursive(
@@ -90,11 +102,13 @@ json_values = st.recursive(
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(tool=st.sampled_from(["get_order", "list_orders", "create_order", "update_product", "cancel_order", "x"]),
-       arguments=json_values)
+@given(
+    tool=st.sampled_from(["get_order", "list_orders", "create_order", "update_product", "cancel_order", "x"]),
+    arguments=json_values,
+)
 def test_step_never_raises_on_arbitrary_arguments(env: Environment, tool: str, arguments: Any) -> None:
     env.reset(task_id=env.tasks[0].id)
-    obs, reward, terminated, truncated, info = env.step({"tool": tool, "arguments": arguments})
+    obs, _reward, terminated, _truncated, _info = env.step({"tool": tool, "arguments": arguments})
     assert obs["type"] in ("tool_result", "tool_error")
     assert not terminated
 
@@ -102,14 +116,14 @@ def test_step_never_raises_on_arbitrary_arguments(env: Environment, tool: str, a
 def test_tampered_bundle_is_refused(store_bundle: Path, tmp_path: Path) -> None:
     import shutil
 
-    from pipeline.bundle import BundleError
+    from pipeline.bundle.format import BundleError
 
     copy = tmp_path / "copy"
     shutil.copytree(store_bundle, copy)
     with (copy / "state.sqlite").open("r+b") as fh:
         fh.seek(200)
         fh.write(b"\x00\x01")
-    with pytest.raises(BundleError, match="state.sqlite"):
+    with pytest.raises(BundleError, match=r"state\.sqlite"):
         Environment.from_bundle(copy)
 
 
@@ -125,13 +139,37 @@ def test_step_components_and_weights_are_reported(env: Environment) -> None:
     assert terminated and info["components"]["outcome"] == reward == 1.0
 
 
-def test_a_failed_verdict_explains_itself(env: Environment) -> None:
+def test_a_failed_verdict_explains_itself_to_the_trainer_only(env: Environment) -> None:
+    """The step info (what an agent may see) names the failed checks; the trainer's verdict says why."""
     task = next(t for t in env.tasks if t.verifier.changes)
     env.reset(task_id=task.id)
     _, reward, _, _, info = env.step({"answer": "done"})
-    assert reward == 0.0
+    assert reward == 0.0 and info["verification"]["status"] == "failed"
     failed = [c for c in info["verification"]["checks"] if not c["passed"]]
-    assert failed and all("expected" in c and "observed" in c for c in failed)
+    assert failed and all(set(c) == {"name", "passed"} for c in info["verification"]["checks"])
+    assert env.verdict is not None
+    full = [c for c in env.verdict.checks if not c.passed]
+    assert [c.name for c in full] == [c["name"] for c in failed]
+    assert all(c.expected is not None and c.observed is not None for c in full)
+
+
+def test_no_step_info_reveals_an_expected_value(env: Environment) -> None:
+    """Whatever an agent answers, the info it could be shown holds none of the gold: not the answer,
+    not the rows or values the task expects to change."""
+    import json
+
+    for task in env.tasks:
+        secrets = {json.dumps(task.answer)} if task.answer is not None else set()
+        for change in task.verifier.changes:
+            secrets |= {json.dumps(v) for v in change.key.values() if isinstance(v, str) and len(v) > 3}
+        for answer in (None, "wrong", task.answer):
+            _, info = env.reset(task_id=task.id)
+            assert "knobs" in info  # in process the trainer sees the knobs ...
+            _, _, _, _, step_info = env.step({"answer": answer})
+            shown = json.dumps(step_info)
+            assert step_info["verification"]["status"] in ("passed", "failed")
+            for secret in secrets:
+                assert secret not in shown, (task.id, secret)
 
 
 def test_refusal_tasks_need_an_explicit_refusal(env: Environment) -> None:

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from pipeline.bundle import load_bundle
-from pipeline.cli import app
-from pipeline.export import export_bundle
-from pipeline.report_data import data_section, er_mermaid
-from pipeline.schema import Schema
+from pipeline.bundle.export import export_bundle
+from pipeline.bundle.format import load_bundle
+from pipeline.cli.main import app
+from pipeline.package.report.data import data_section, er_mermaid
+from pipeline.world.schema import Schema
 
 duckdb = pytest.importorskip("duckdb")
 runner = CliRunner()
@@ -39,13 +39,19 @@ def test_parquet_export_keeps_rows_and_types(store_bundle: Path, tmp_path: Path)
     for table, n in result.rows.items():
         path = str(tmp_path / f"{table}.parquet")
         assert con.execute("SELECT count(*) FROM read_parquet(?)", [path]).fetchone()[0] == n
-    types = dict(con.execute("SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet(?))",
-                             [str(tmp_path / "orders.parquet")]).fetchall())
+    types = dict(
+        con.execute(
+            "SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet(?))",
+            [str(tmp_path / "orders.parquet")],
+        ).fetchall()
+    )
     assert types["placed_at"] == "TIMESTAMP" and types["total"] == "DOUBLE"
     source = sqlite3.connect(store_bundle / "state.sqlite")
     expected = source.execute("SELECT round(sum(total), 2), min(placed_at) FROM orders").fetchone()
-    got = con.execute("SELECT round(sum(total), 2), strftime(min(placed_at), '%Y-%m-%dT%H:%M:%S') "
-                      "FROM read_parquet(?)", [str(tmp_path / "orders.parquet")]).fetchone()
+    got = con.execute(
+        "SELECT round(sum(total), 2), strftime(min(placed_at), '%Y-%m-%dT%H:%M:%S') FROM read_parquet(?)",
+        [str(tmp_path / "orders.parquet")],
+    ).fetchone()
     assert got == expected
     assert json.loads((tmp_path / "export.json").read_text())["tables"] == result.rows
 
@@ -55,8 +61,12 @@ def test_duckdb_export_is_a_database_with_constraints(store_bundle: Path, tmp_pa
     (db,) = result.files
     con = _connect(str(tmp_path / db))
     assert con.execute("SELECT count(*) FROM orders").fetchone()[0] == result.rows["orders"]
-    assert con.execute("SELECT data_type FROM information_schema.columns "
-                       "WHERE table_name = 'products' AND column_name = 'active'").fetchone()[0] == "BOOLEAN"
+    assert (
+        con.execute(
+            "SELECT data_type FROM information_schema.columns WHERE table_name = 'products' AND column_name = 'active'"
+        ).fetchone()[0]
+        == "BOOLEAN"
+    )
     with pytest.raises(duckdb.ConstraintException):
         con.execute("INSERT INTO categories (id, name) SELECT 999, name FROM categories LIMIT 1")
     con.close()
@@ -83,7 +93,7 @@ def test_export_refuses_bad_input(store_bundle: Path, tmp_path: Path) -> None:
     with sqlite3.connect(copy / "state.sqlite") as conn:
         conn.execute("UPDATE customers SET city = 'Nowhere' WHERE id = 1")
     result = runner.invoke(app, ["export", str(copy), "--format", "parquet", "--out", str(tmp_path / "x")])
-    assert result.exit_code == 2 and "modified" in result.output
+    assert result.exit_code == 4 and "modified" in result.output  # refused
 
 
 def test_report_has_a_deterministic_data_profile(store_bundle: Path) -> None:
@@ -101,8 +111,8 @@ def test_report_has_a_deterministic_data_profile(store_bundle: Path) -> None:
 
 
 def test_mermaid_names_every_relation() -> None:
-    from pipeline.blueprint import load_blueprint
-    from pipeline.schema import build_schema
+    from pipeline.world.blueprint import load_blueprint
+    from pipeline.world.schema import build_schema
 
     schema = build_schema(load_blueprint("online_store"))
     text = er_mermaid(schema)

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from pipeline import batch
-from pipeline.registry import Registry
+from pipeline.jobs import batch
+from pipeline.registry.registry import Registry
 
 pytestmark = pytest.mark.prefect
 
@@ -28,8 +28,9 @@ def harness() -> Iterator[None]:
         yield
 
 
-def test_generate_batch_isolates_failures_and_resumes_from_cached_steps(tmp_path: Path,
-                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_generate_batch_isolates_failures_and_resumes_from_cached_steps(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from prefect import task
     from prefect.artifacts import Artifact
 
@@ -49,8 +50,13 @@ def test_generate_batch_isolates_failures_and_resumes_from_cached_steps(tmp_path
     def interrupted(*_args: Any) -> Any:
         raise ValueError("interrupted half-way")
 
-    params: dict[str, Any] = {"n": 3, "domains": ["online_store", "no_such_domain"], "seed": 0,
-                              "tasks_per_family": 1, "registry": registry}
+    params: dict[str, Any] = {
+        "n": 3,
+        "domains": ["online_store", "no_such_domain"],
+        "seed": 0,
+        "tasks_per_family": 1,
+        "registry": registry,
+    }
     real_tasks = flows_batch.STEPS.tasks
     monkeypatch.setattr(flows_batch.STEPS, "tasks", interrupted)
     first = flows_batch.run_batch(workers=2, **params)
@@ -79,15 +85,43 @@ def test_procedural_and_curriculum_flows(tmp_path: Path) -> None:
     from flows.procedural import build_procedural
 
     registry = str(tmp_path / "registry")
-    built = build_procedural(["gcd_lcm", "maze"], n=30, seed=2, level={"maze": 1}, out=str(tmp_path / "out"),
-                             registry=registry, publish=True)
+    built = build_procedural(
+        ["gcd_lcm", "maze"], n=30, seed=2, level={"maze": 1}, out=str(tmp_path / "out"), registry=registry, publish=True
+    )
     assert built["published"]["ref"] == "proc-gcd-lcm.maze-s2@1.0.0" and built["published"]["created"]
     ref = built["published"]["ref"]
     tasks = [json.loads(line) for line in Path(built["path"], "tasks.jsonl").read_text().splitlines()]
-    rows = [{"bundle": ref, "task_id": t["id"], "reward": 1.0 if t["metadata"]["family"] == "maze" else 0.5}
-            for t in tasks] * 3
+    rows = [
+        {"bundle": ref, "task_id": t["id"], "reward": 1.0 if t["metadata"]["family"] == "maze" else 0.5} for t in tasks
+    ] * 3
     results = tmp_path / "results.jsonl"
     results.write_text("".join(json.dumps(r) + "\n" for r in rows))
     report = update_curriculum(str(results), registry=registry, min_samples=8)
     assert report["levels_after"] == {"gcd_lcm": 0, "maze": 2} and report["next"] == "proc-gcd-lcm.maze-s2@1.1.0"
     assert Registry(registry).resolve(report["next"]).parent == ref
+
+
+def test_evaluate_flows_play_each_task_as_a_prefect_task_and_resume(store_bundle: Path, tmp_path: Path) -> None:
+    from prefect.artifacts import Artifact
+
+    from flows.evaluate import evaluate_baselines, run_evaluation
+
+    params = {
+        "bundle": str(store_bundle),
+        "policy": "reference",
+        "trials": 2,
+        "tasks": "lookup:0-3",
+        "out": str(tmp_path / "r"),
+    }
+    first = run_evaluation(concurrency=2, **params)
+    assert first["timing"]["episodes_played"] == 8 and first["report"]["overall"]["pass_hat_k"] == 1.0
+    again = run_evaluation(concurrency=2, **params)
+    assert again["timing"]["episodes_played"] == 0 and again["report"] == first["report"]
+    artifact = Artifact.get("evaluation-report")
+    assert artifact is not None and "pass@1" in str(artifact.data)
+
+    suite = evaluate_baselines(
+        str(store_bundle), names=["refuse", "reference"], tasks="infeasible:0,lookup:0", out=str(tmp_path / "b")
+    )
+    assert suite["reports"]["reference"]["overall"]["pass_at_1"] == 1.0
+    assert (tmp_path / "b" / "report.html").is_file()

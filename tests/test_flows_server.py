@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.registry import Registry
+from pipeline.registry.registry import Registry
 
 pytestmark = [pytest.mark.slow, pytest.mark.prefect]
 
@@ -52,8 +52,9 @@ def _stop(proc: subprocess.Popen[bytes], grace: float = 20.0) -> None:
 
 def _run(args: list[str], env: dict[str, str], timeout: float, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     """Like subprocess.run, but a timeout kills the whole process group (Dask workers included)."""
-    proc = subprocess.Popen(args, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        args, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -68,12 +69,22 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]
     """A Prefect server on a free loopback port; yields the environment that points at it."""
     home = tmp_path_factory.mktemp("prefect-server")
     port = _free_port()
-    env = {**os.environ, "PREFECT_HOME": str(home), "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "DO_NOT_TRACK": "1",
-           "PREFECT_LOGGING_LEVEL": "WARNING"}
+    env = {
+        **os.environ,
+        "PREFECT_HOME": str(home),
+        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+        "DO_NOT_TRACK": "1",
+        "PREFECT_LOGGING_LEVEL": "WARNING",
+    }
     env.pop("PREFECT_API_URL", None)
     log = (home / "server.log").open("wb")
-    proc = subprocess.Popen([str(BIN / "prefect"), "server", "start", "--host", "127.0.0.1", "--port", str(port)],
-                            env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    proc = subprocess.Popen(
+        [str(BIN / "prefect"), "server", "start", "--host", "127.0.0.1", "--port", str(port)],
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     url = f"http://127.0.0.1:{port}/api"
     try:
         deadline = time.monotonic() + SERVER_START_SECONDS
@@ -96,11 +107,32 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]
 def test_served_deployments_run_when_triggered(server: dict[str, str], tmp_path: Path) -> None:
     registry = tmp_path / "registry"
     env = {**server, "PREFECT_LOGGING_LEVEL": "INFO"}
-    serve = subprocess.Popen([sys.executable, "-m", "flows.deploy", "--n", "1", "--domains", "online_store",
-                              "--tasks-per-family", "1", "--registry", str(registry), "--families", "gcd_lcm",
-                              "--procedural-n", "10", "--out", str(tmp_path / "out")],
-                             env=env, cwd=tmp_path, stdout=subprocess.DEVNULL,
-                             stderr=(tmp_path / "serve.log").open("wb"), start_new_session=True)
+    serve = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "flows.deploy",
+            "--n",
+            "1",
+            "--domains",
+            "online_store",
+            "--tasks-per-family",
+            "1",
+            "--registry",
+            str(registry),
+            "--families",
+            "gcd_lcm",
+            "--procedural-n",
+            "10",
+            "--out",
+            str(tmp_path / "out"),
+        ],
+        env=env,
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=(tmp_path / "serve.log").open("wb"),
+        start_new_session=True,
+    )
     prefect = str(BIN / "prefect")
     try:
         deadline = time.monotonic() + 120
@@ -109,8 +141,9 @@ def test_served_deployments_run_when_triggered(server: dict[str, str], tmp_path:
             time.sleep(2)
         inspected = _run([prefect, "deployment", "inspect", "generate_batch/nightly"], server, 60)
         assert "'cron': '0 2 * * *'" in inspected.stdout
-        done = _run([prefect, "deployment", "run", "generate_batch/nightly", "--watch", "--watch-timeout", "300"],
-                    server, 330)
+        done = _run(
+            [prefect, "deployment", "run", "generate_batch/nightly", "--watch", "--watch-timeout", "300"], server, 330
+        )
         assert done.returncode == 0 and "Completed" in done.stdout, done.stdout[-3000:] + done.stderr[-3000:]
         assert [e.ref for e in Registry(str(registry)).entries()] == ["online-store-s0@1.0.0"]
     finally:
@@ -126,9 +159,24 @@ def test_prefect_yaml_deploys_to_a_work_pool_and_a_worker_runs_it(server: dict[s
     deployed = _run([prefect, "--no-prompt", "deploy", "--all"], env, 300)
     assert deployed.returncode == 0, deployed.stdout[-3000:] + deployed.stderr[-3000:]
     registry = tmp_path / "registry"
-    triggered = _run([prefect, "deployment", "run", "generate_batch/nightly", "--param", "n=1",
-                      "--param", 'domains=["library_loans"]', "--param", "tasks_per_family=1",
-                      "--param", f"registry={registry}"], env, 120)
+    triggered = _run(
+        [
+            prefect,
+            "deployment",
+            "run",
+            "generate_batch/nightly",
+            "--param",
+            "n=1",
+            "--param",
+            'domains=["library_loans"]',
+            "--param",
+            "tasks_per_family=1",
+            "--param",
+            f"registry={registry}",
+        ],
+        env,
+        120,
+    )
     assert triggered.returncode == 0, triggered.stderr[-2000:]
     worker = _run([prefect, "worker", "start", "--pool", "synthenv", "--run-once"], env, 420)
     assert worker.returncode == 0, worker.stderr[-3000:]
@@ -138,19 +186,41 @@ def test_prefect_yaml_deploys_to_a_work_pool_and_a_worker_runs_it(server: dict[s
 def test_generate_batch_on_a_dask_local_cluster_of_two_processes(server: dict[str, str], tmp_path: Path) -> None:
     pytest.importorskip("prefect_dask")
     registry = tmp_path / "registry"
-    done = _run([str(BIN / "synthenv"), "batch", "--n", "3", "--domains", "online_store,library_loans",
-                 "--tasks-per-family", "1", "--registry", str(registry), "--dask-address", "local",
-                 "--workers", "2", "--json"], server, 480)
+    done = _run(
+        [
+            str(BIN / "synthenv"),
+            "batch",
+            "--n",
+            "3",
+            "--domains",
+            "online_store,library_loans",
+            "--tasks-per-family",
+            "1",
+            "--registry",
+            str(registry),
+            "--dask-address",
+            "local",
+            "--workers",
+            "2",
+            "--json",
+        ],
+        server,
+        480,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     summary = json.loads(done.stdout)
     assert summary["counts"]["published"] == 3 and summary["ok"]
     assert {e.ref for e in Registry(str(registry)).entries()} == {
-        "online-store-s0@1.0.0", "library-loans-s1@1.0.0", "online-store-s2@1.0.0"}
+        "online-store-s0@1.0.0",
+        "library-loans-s1@1.0.0",
+        "online-store-s2@1.0.0",
+    }
 
 
 def test_dask_without_a_server_is_refused_with_instructions(tmp_path: Path) -> None:
     env = {**os.environ, "PREFECT_HOME": str(tmp_path / "home")}
     env.pop("PREFECT_API_URL", None)
-    done = _run([str(BIN / "synthenv"), "batch", "--n", "1", "--registry", str(tmp_path), "--dask-address", "local"],
-                env, 120)
+    done = _run(
+        [str(BIN / "synthenv"), "batch", "--n", "1", "--registry", str(tmp_path), "--dask-address", "local"], env, 120
+    )
     assert done.returncode == 2 and "prefect server start" in done.stderr

@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.blueprint import list_domains, load_blueprint
-from pipeline.populate import DEFAULT_CLOCK, ISO, generate_column, populate, scale_for_rows
-from pipeline.schema import build_schema
-from pipeline.state_check import check_state
+from pipeline.data.columns import ISO, generate_column
+from pipeline.data.populate import DEFAULT_CLOCK, populate, scale_for_rows
+from pipeline.data.state_check import check_state
+from pipeline.world.blueprint import list_domains, load_blueprint
+from pipeline.world.schema import build_schema
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -67,14 +68,23 @@ def test_same_seed_same_bytes_other_seed_other_bytes(tmp_path: Path) -> None:
 
 
 def test_bytes_do_not_depend_on_the_hash_seed(tmp_path: Path) -> None:
-    code = ("import hashlib, sys; from pipeline.variants import random_schema; from pipeline.populate import populate; "
-            "s = random_schema(17); p = populate(s, 17, sys.argv[1]).path; "
-            "print(hashlib.sha256(p.read_bytes()).hexdigest(), hashlib.sha256(s.model_dump_json().encode()).hexdigest())")
+    code = (
+        "import hashlib, sys; from pipeline.world.variants import random_schema; "
+        "from pipeline.data.populate import populate; "
+        "s = random_schema(17); p = populate(s, 17, sys.argv[1]).path; "
+        "print(hashlib.sha256(p.read_bytes()).hexdigest(), hashlib.sha256(s.model_dump_json().encode()).hexdigest())"
+    )
     outs = set()
     for hash_seed in ("1", "2"):
         env = {**os.environ, "PYTHONHASHSEED": hash_seed}
-        run = subprocess.run([sys.executable, "-c", code, str(tmp_path / f"{hash_seed}.sqlite")], env=env,
-                             capture_output=True, text=True, cwd=ROOT, check=True)
+        run = subprocess.run(
+            [sys.executable, "-c", code, str(tmp_path / f"{hash_seed}.sqlite")],
+            env=env,
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            check=True,
+        )
         outs.add(run.stdout)
     assert len(outs) == 1
 
@@ -84,10 +94,12 @@ def test_order_totals_are_the_sums_of_their_lines(store) -> None:
     _, conn = store
     rows = conn.execute(
         "SELECT o.total, coalesce(sum(i.quantity * i.unit_price), 0) FROM orders o "
-        "LEFT JOIN order_items i ON i.order_id = o.id GROUP BY o.id").fetchall()
+        "LEFT JOIN order_items i ON i.order_id = o.id GROUP BY o.id"
+    ).fetchall()
     assert rows and all(abs(total - lines) < 0.005 for total, lines in rows)
-    copied = conn.execute("SELECT count(*) FROM order_items i JOIN products p ON p.id = i.product_id "
-                          "WHERE i.unit_price != p.price").fetchone()[0]
+    copied = conn.execute(
+        "SELECT count(*) FROM order_items i JOIN products p ON p.id = i.product_id WHERE i.unit_price != p.price"
+    ).fetchone()[0]
     assert copied == 0
     empty = conn.execute("SELECT count(*) FROM orders WHERE id NOT IN (SELECT order_id FROM order_items)").fetchone()[0]
     assert empty == 0
@@ -105,12 +117,16 @@ def test_statuses_follow_age_and_ids_follow_time(store) -> None:
     _, conn = store
     placed = [r[0] for r in conn.execute("SELECT placed_at FROM orders ORDER BY id")]
     assert placed == sorted(placed)
-    age = dict(conn.execute("SELECT status, avg(julianday(?) - julianday(placed_at)) FROM orders GROUP BY status",
-                            (DEFAULT_CLOCK,)).fetchall())
+    age = dict(
+        conn.execute(
+            "SELECT status, avg(julianday(?) - julianday(placed_at)) FROM orders GROUP BY status", (DEFAULT_CLOCK,)
+        ).fetchall()
+    )
     assert age["delivered"] > age["pending"]
     # Children never precede their parents: an order is placed after its customer signed up.
-    early = conn.execute("SELECT count(*) FROM orders o JOIN customers c ON c.id = o.customer_id "
-                         "WHERE o.placed_at < c.signed_up_at").fetchone()[0]
+    early = conn.execute(
+        "SELECT count(*) FROM orders o JOIN customers c ON c.id = o.customer_id WHERE o.placed_at < c.signed_up_at"
+    ).fetchone()[0]
     assert early == 0
 
 

@@ -7,12 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.blueprint import load_blueprint
-from pipeline.populate import populate
-from pipeline.probes import ProbeFailure, plan, run_probes, summary
-from pipeline.runtime.session import serialise
-from pipeline.schema import build_schema
-from pipeline.tools import build_toolset
+from pipeline.bundle.format import serialise
+from pipeline.data.populate import populate
+from pipeline.tools.probe_plan import plan, summary
+from pipeline.tools.probes import ProbeFailure, run_probes
+from pipeline.tools.specs import build_toolset
+from pipeline.world.blueprint import load_blueprint
+from pipeline.world.schema import build_schema
 
 CLOCK = "2026-01-15T12:00:00"
 
@@ -61,7 +62,7 @@ def test_arguments_the_state_cannot_satisfy_fail_naming_the_tool(world) -> None:
 
 
 def test_a_transition_that_accepts_everything_fails(world, monkeypatch: pytest.MonkeyPatch) -> None:
-    import pipeline.probes as probes
+    import pipeline.tools.probes as probes
 
     schema, toolset, initial = world
     spec = toolset.get("cancel_order")

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from pipeline.bundle import load_bundle
-from pipeline.cli import app
-from pipeline.procedural import build_procedural_bundle, parse_weights
+from pipeline.bundle.format import load_bundle
+from pipeline.cli.main import app
+from pipeline.package.procedural import build_procedural_bundle, parse_weights
 from pipeline.runtime.procedural import ProceduralEnvironment
 
 runner = CliRunner()
@@ -25,8 +25,27 @@ def test_families_json_lists_at_least_forty() -> None:
 
 def test_procedural_cli_writes_a_bundle_and_parquet(tmp_path: Path) -> None:
     duckdb = pytest.importorskip("duckdb")
-    result = runner.invoke(app, ["procedural", "--family", "gcd_lcm,maze", "--weights", "3,1", "--level", "1",
-                                 "--n", "40", "--seed", "5", "--out", str(tmp_path), "--format", "parquet", "--json"])
+    result = runner.invoke(
+        app,
+        [
+            "procedural",
+            "--family",
+            "gcd_lcm,maze",
+            "--weights",
+            "3,1",
+            "--level",
+            "1",
+            "--n",
+            "40",
+            "--seed",
+            "5",
+            "--out",
+            str(tmp_path),
+            "--format",
+            "parquet",
+            "--json",
+        ],
+    )
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)
     bundle = load_bundle(summary["path"])
@@ -48,17 +67,31 @@ def test_procedural_environment_scores_gold_one_and_junk_zero(tmp_path: Path) ->
     env = ProceduralEnvironment.from_bundle(bundle.path)
     for task in env.tasks:
         env.reset(task_id=task["id"])
-        assert env.step({"answer": task["answer"]})[1] == 1.0, task["id"]
+        _, reward, _, _, info = env.step({"answer": task["answer"]})
+        assert reward == 1.0 and info["verification"]["status"] == "passed", task["id"]
         env.reset(task_id=task["id"])
-        assert env.step({"answer": "banana"})[1] == 0.0
+        _, reward, _, _, info = env.step({"answer": "banana"})
+        assert reward == 0.0 and info["verification"]["status"] == "failed"
     env.reset(task_id=env.tasks[0]["id"])
     assert env.step({"tool": "x"})[0]["error"]["code"] == "invalid_action"
 
 
-@pytest.mark.parametrize("families, weights, message", [
-    (["gcd_lcm", "maze"], "1", "one weight per family"),
-    (["gcd_lcm"], "x", "comma-separated numbers"),
-])
+def test_a_scorer_that_cannot_run_is_an_error_not_a_zero(tmp_path: Path) -> None:
+    bundle = build_procedural_bundle(["knapsack"], tmp_path, n=4, seed=1)
+    env = ProceduralEnvironment.from_bundle(bundle.path)
+    env.reset(task_id=env.tasks[0]["id"])
+    env._task = {**env._task, "metadata": {**env._task["metadata"], "family": "no_such_family"}}  # a corrupt item
+    _, reward, terminated, _, info = env.step({"answer": env.tasks[0]["answer"]})
+    assert (reward, terminated, info["verification"]["status"]) == (0.0, True, "error")
+
+
+@pytest.mark.parametrize(
+    "families, weights, message",
+    [
+        (["gcd_lcm", "maze"], "1", "one weight per family"),
+        (["gcd_lcm"], "x", "comma-separated numbers"),
+    ],
+)
 def test_bad_weights_are_explained(families: list[str], weights: str, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         parse_weights(families, weights)

@@ -7,10 +7,16 @@ import sqlite3
 
 import pytest
 
-from pipeline.blueprint import Blueprint, list_domains, load_blueprint
-from pipeline.ddl import MAX_IDENTIFIER, constraint_name, ddl_script, ddl_statements
-from pipeline.derive import Rule, derivations, parse_derive
-from pipeline.schema import Naming, build_schema, words
+from pipeline.world.blueprint import Blueprint, list_domains, load_blueprint
+from pipeline.world.ddl import (
+    MAX_IDENTIFIER,
+    constraint_name,
+    ddl_script,
+    ddl_statements,
+)
+from pipeline.world.derive import derivations
+from pipeline.world.formula import Rule, parse_derive
+from pipeline.world.schema import Naming, build_schema, words
 
 DOMAINS = list_domains()
 
@@ -64,10 +70,15 @@ def test_duckdb_enforces_the_same_constraints() -> None:
     with pytest.raises(duckdb.ConstraintException):
         con.execute("INSERT INTO categories (id, name) VALUES (2, 'Kitchen')")
     with pytest.raises(duckdb.ConstraintException):
-        con.execute("INSERT INTO customers (id, full_name, email, city, loyalty_tier, signed_up_at) "
-                    "VALUES (1, 'a', 'b', 'c', 'platinum', TIMESTAMP '2025-01-01 00:00:00')")
-    types = dict(con.execute("SELECT column_name, data_type FROM information_schema.columns "
-                             "WHERE table_name = 'orders'").fetchall())
+        con.execute(
+            "INSERT INTO customers (id, full_name, email, city, loyalty_tier, signed_up_at) "
+            "VALUES (1, 'a', 'b', 'c', 'platinum', TIMESTAMP '2025-01-01 00:00:00')"
+        )
+    types = dict(
+        con.execute(
+            "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'orders'"
+        ).fetchall()
+    )
     assert types["placed_at"] == "TIMESTAMP" and types["total"] == "DOUBLE" and types["id"] == "INTEGER"
 
 
@@ -81,8 +92,10 @@ def test_enum_check_is_enforced_by_sqlite() -> None:
             "INSERT INTO customers (full_name, email, city, loyalty_tier, signed_up_at) "
             "VALUES ('a', 'b', 'c', 'platinum', '2025-01-01T00:00:00')"
         )
-    conn.execute("INSERT INTO customers (full_name, email, city, loyalty_tier, signed_up_at) "
-                 "VALUES ('a', 'b', 'c', 'gold', '2025-01-01T00:00:00')")
+    conn.execute(
+        "INSERT INTO customers (full_name, email, city, loyalty_tier, signed_up_at) "
+        "VALUES ('a', 'b', 'c', 'gold', '2025-01-01T00:00:00')"
+    )
 
 
 def test_money_and_quantities_are_never_negative() -> None:
@@ -91,8 +104,9 @@ def test_money_and_quantities_are_never_negative() -> None:
     conn.executescript(ddl_script(schema, "sqlite"))
     conn.execute("INSERT INTO categories (id, name) VALUES (1, 'x')")
     with pytest.raises(sqlite3.IntegrityError, match="stock"):
-        conn.execute("INSERT INTO products (sku, title, category_id, price, stock, active) "
-                     "VALUES ('S', 'T', 1, 10, -1, 1)")
+        conn.execute(
+            "INSERT INTO products (sku, title, category_id, price, stock, active) VALUES ('S', 'T', 1, 10, -1, 1)"
+        )
 
 
 @pytest.mark.parametrize(
@@ -100,7 +114,10 @@ def test_money_and_quantities_are_never_negative() -> None:
     [
         (lambda d: d["entities"][1]["fields"].append({"name": "x", "type": "nonsense"}), "type"),
         (lambda d: d["entities"][1].update(label="missing"), "label"),
-        (lambda d: d["entities"][2]["fields"].append({"name": "bad_ref", "type": "ref", "ref": "ghost"}), "unknown entity"),
+        (
+            lambda d: d["entities"][2]["fields"].append({"name": "bad_ref", "type": "ref", "ref": "ghost"}),
+            "unknown entity",
+        ),
         (lambda d: d["entities"][1]["fields"].append({"name": "tier2", "type": "enum"}), "values"),
         (lambda d: d["entities"][3]["fields"][-1].update(derive="sum(ghost.quantity)"), "ghost"),
         (lambda d: d["entities"][3]["fields"][-1].update(derive="sum(order_item.sku)"), "no field"),
@@ -123,18 +140,21 @@ def test_unknown_domain_lists_known_ones() -> None:
 def test_derive_syntax() -> None:
     assert parse_derive("none") == Rule(kind="none")
     assert parse_derive("sum(line.quantity * line.unit_price)") == Rule(
-        kind="sum", child="line", factors=("quantity", "unit_price"))
+        kind="sum", child="line", factors=("quantity", "unit_price")
+    )
     assert parse_derive("product_id.price") == Rule(kind="copy", via="product_id", source="price")
     assert parse_derive("nights * room_type_id.base_rate") == Rule(
-        kind="copy", via="room_type_id", source="base_rate", factors=("nights",))
+        kind="copy", via="room_type_id", source="base_rate", factors=("nights",)
+    )
     with pytest.raises(ValueError, match="exactly one"):
         parse_derive("quantity * price")
 
 
 def test_derived_rules_are_explicit_or_inferred() -> None:
     store = derivations(load_blueprint("online_store"))
-    assert store[("order", "total")] == Rule(kind="sum", child="order_item", via="order_id",
-                                             factors=("quantity", "unit_price"))
+    assert store[("order", "total")] == Rule(
+        kind="sum", child="order_item", via="order_id", factors=("quantity", "unit_price")
+    )
     assert store[("order_item", "unit_price")] == Rule(kind="copy", via="product_id", source="price")
     inferred = {d: derivations(load_blueprint(d)) for d in DOMAINS}
     assert sum(len(r) for r in inferred.values()) >= 10

@@ -10,11 +10,10 @@ import httpx
 import pytest
 from jsonschema import Draft202012Validator
 
-from pipeline.bundle import load_bundle
+from pipeline.bundle.format import load_bundle
 from pipeline.server.http import create_app
 from pipeline.server.sessions import CapacityError, SessionManager, UnknownSession
-from pipeline.tools import Toolset
-
+from pipeline.tools.specs import Toolset
 
 pytestmark = pytest.mark.anyio
 
@@ -25,7 +24,7 @@ def anyio_backend() -> str:
 
 
 def _client(app: Any) -> httpx.AsyncClient:
-    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://testserver")
+    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1:8000")
 
 
 @pytest.fixture(scope="module")
@@ -63,10 +62,8 @@ async def test_session_lifecycle(app: Any) -> None:
         r = await c.post(f"/sessions/{sid}/step", json={"action": {"tool": "get_order", "arguments": {"id": 1}}})
         step = r.json()
         assert r.status_code == 200 and step["observation"]["type"] == "tool_result" and step["terminated"] is False
-        r = await c.post(f"/sessions/{sid}/verify", json={"answer": task.answer})
-        assert r.status_code == 200 and set(r.json()) >= {"reward", "checks"}
         r = await c.post(f"/sessions/{sid}/step", json={"action": {"answer": "no idea"}})
-        assert r.json()["terminated"] is True
+        assert r.json()["terminated"] is True and r.json()["info"]["verification"]["status"] == "failed"
         r = await c.post("/tools/get_order", json={"id": 1}, headers={"X-Session-Id": sid})
         assert r.status_code == 409 and r.json()["code"] == "invalid_state"
         r = await c.post(f"/sessions/{sid}/reset", json={"seed": 1})
@@ -99,7 +96,9 @@ async def test_tool_routes_return_results_and_typed_errors(app: Any) -> None:
             assert r.json()["message"]
         delivered = (await c.post("/tools/list_orders", json={"status": "delivered", "limit": 1}, headers=h)).json()
         r = await c.post("/tools/cancel_order", json={"id": delivered["items"][0]["id"]}, headers=h)
-        assert r.status_code == 409 and r.json()["code"] == "forbidden_transition" and "'delivered'" in r.json()["message"]
+        assert (
+            r.status_code == 409 and r.json()["code"] == "forbidden_transition" and "'delivered'" in r.json()["message"]
+        )
 
 
 @pytest.mark.parametrize(
@@ -116,7 +115,9 @@ async def test_tool_routes_return_results_and_typed_errors(app: Any) -> None:
     ],
     ids=["malformed", "nan", "infinity", "deep", "empty", "unknown-session", "blank-session", "huge"],
 )
-async def test_bad_requests_are_4xx_with_a_message(app: Any, content: bytes, headers: dict[str, str], status: int) -> None:
+async def test_bad_requests_are_4xx_with_a_message(
+    app: Any, content: bytes, headers: dict[str, str], status: int
+) -> None:
     async with _client(app) as c:
         sid = await _session(c)
         h = {"X-Session-Id": sid, "Content-Type": "application/json", **headers}
@@ -136,7 +137,6 @@ async def test_bad_requests_are_4xx_with_a_message(app: Any, content: bytes, hea
         ("/sessions", [1]),
         ("/sessions/{sid}/step", {}),
         ("/sessions/{sid}/step", {"action": "get_order"}),
-        ("/sessions/{sid}/verify", {"answer": {"a": 1}}),
         ("/sessions/{sid}/reset", {"seed": 1.5}),
     ],
 )
@@ -152,7 +152,7 @@ async def test_unknown_task_and_session_are_404(app: Any) -> None:
     async with _client(app) as c:
         r = await c.post("/sessions", json={"task_id": "no-such-task"})
         assert r.status_code == 404 and "no-such-task" in r.json()["message"]
-        for path in ("/sessions/nope/reset", "/sessions/nope/step", "/sessions/nope/verify"):
+        for path in ("/sessions/nope/reset", "/sessions/nope/step"):
             r = await c.post(path, json={"action": {"answer": 1}} if path.endswith("step") else {})
             assert r.status_code == 404 and "POST /sessions" in r.json()["message"]
 
@@ -224,9 +224,78 @@ async def test_served_openapi_has_every_bundle_route_unchanged(app: Any, store_b
 def test_serve_command_is_registered() -> None:
     from typer.testing import CliRunner
 
-    from pipeline.cli import app as cli
+    from pipeline.cli.main import app as cli
 
     result = CliRunner().invoke(cli, ["serve", "--help"])
     assert result.exit_code == 0
-    for option in ("--host", "--port", "--max-sessions", "--session-ttl"):
+    for option in ("--host", "--port", "--max-sessions", "--session-ttl", "--trainer-token"):
         assert option in result.output
+
+
+TOKEN = "trainer-secret-0123456789"
+
+
+async def test_no_agent_facing_route_returns_an_expected_value(app: Any) -> None:
+    """Session and tool routes never reveal the gold: no verify route, no knobs, only pass/fail at the end."""
+    task = next(t for t in app.state.manager.template.tasks if t.family == "conditional")
+    async with _client(app) as c:
+        r = await c.post("/sessions", json={"task_id": task.id})
+        sid = r.json()["session_id"]
+        assert "knobs" not in r.json()["info"]  # the conditional's branch, an infeasible task's blocker
+        assert "knobs" not in (await c.post(f"/sessions/{sid}/reset", json={"task_id": task.id})).json()["info"]
+        r = await c.post(f"/sessions/{sid}/verify", json={"answer": None})
+        assert r.status_code == 404
+        r = await c.post(f"/trainer/sessions/{sid}/verify", json={})
+        assert r.status_code == 404  # no trainer token configured: the route does not exist
+        r = await c.post(f"/sessions/{sid}/step", json={"action": {"answer": "done"}})
+        shown = r.text
+        assert r.json()["info"]["verification"]["status"] == "failed"
+        for change in task.verifier.changes:
+            for value in change.values.values():
+                if isinstance(value, str) and len(value) > 3:
+                    assert value not in shown
+            assert json.dumps(change.key)[1:-1] not in shown
+        served = (await c.get("/openapi.json")).json()
+    assert not any("verify" in path or "trainer" in path for path in served["paths"])
+
+
+async def test_trainer_route_needs_the_token_and_returns_the_full_verdict(store_bundle: Path) -> None:
+    trained = create_app(store_bundle, max_sessions=4, session_ttl=600, trainer_token=TOKEN)
+    task = next(t for t in trained.state.manager.template.tasks if t.verifier.changes)
+    async with _client(trained) as c:
+        sid = await _session(c, task_id=task.id)
+        url = f"/trainer/sessions/{sid}/verify"
+        for headers in ({}, {"Authorization": f"Bearer {TOKEN}x"}, {"Authorization": sid}, {"X-Session-Id": sid}):
+            r = await c.post(url, json={}, headers=headers)
+            assert r.status_code == 401 and r.headers["www-authenticate"] == "Bearer", headers
+        auth = {"Authorization": f"Bearer {TOKEN}"}
+        r = await c.post(url, json={}, headers=auth)
+        assert r.status_code == 200 and r.json()["status"] == "failed" and r.json()["episode_done"] is False
+        expected = [ch["expected"] for ch in r.json()["checks"] if ch["name"].startswith("change")]
+        assert expected and all("key" in e for e in expected)
+        for call in task.solution:
+            await c.post(f"/sessions/{sid}/step", json={"action": call.model_dump()})
+        r = await c.post(url, json={"answer": task.answer}, headers=auth)
+        assert r.json()["status"] == "passed" and r.json()["reward"] == 1.0
+        r = await c.post(url, json={"answer": {"a": 1}}, headers=auth)
+        assert r.status_code == 400 and r.json()["code"] == "invalid_argument"
+        r = await c.post("/trainer/sessions/nope/verify", json={}, headers=auth)
+        assert r.status_code == 404
+    with pytest.raises(ValueError, match="at least 16"):
+        create_app(store_bundle, trainer_token="short")
+
+
+def test_an_idle_session_expires_exactly_at_its_ttl_and_is_closed(store_bundle: Path) -> None:
+    now = [0.0]
+    manager = SessionManager(store_bundle, max_sessions=3, session_ttl=10, clock=lambda: now[0])
+    sid, _, _ = manager.create()
+    env = manager.get(sid)
+    now[0] = 9.5
+    assert manager.get(sid) is env  # used at 9.5: alive until 19.5
+    now[0] = 19.0
+    assert manager.is_open(sid) and len(manager) == 1
+    now[0] = 19.6
+    with pytest.raises(UnknownSession):
+        manager.get(sid)  # expired even before the reaper ran
+    assert manager.reap() == 1 and len(manager) == 0
+    assert env._session is None  # the reaped session was closed, its connection released

@@ -13,7 +13,7 @@ import httpx
 import pytest
 from mcp import Client
 
-from pipeline.server.mcp import SESSION_META, build_mcp_server
+from pipeline.server.mcp import ANSWER, CONTROL_PREFIX, RESET, SESSION_META, build_mcp_server
 from pipeline.server.sessions import SessionManager
 
 pytestmark = pytest.mark.anyio
@@ -32,8 +32,10 @@ def manager(store_bundle: Path) -> SessionManager:
 async def test_list_tools_mirrors_the_specs(manager: SessionManager) -> None:
     specs = {t.name: t for t in manager.template.toolset.tools}
     async with Client(build_mcp_server(manager)) as client:
-        tools = (await client.list_tools()).tools
+        listed = (await client.list_tools()).tools
+    tools = [t for t in listed if not t.name.startswith(CONTROL_PREFIX)]
     assert [t.name for t in tools] == list(specs)
+    assert [t.name for t in listed if t not in tools] == [RESET, ANSWER]
     for tool in tools:
         spec = specs[tool.name]
         assert tool.input_schema == spec.parameters and tool.output_schema == spec.result

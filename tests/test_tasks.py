@@ -14,11 +14,24 @@ import pytest
 
 from pipeline import Environment
 from pipeline.runtime.session import Session
-from pipeline.taskgen import FAMILIES
-from pipeline.taskgen.proof import REFUSAL, fingerprint, replay
-from pipeline.tasks import Task
-from pipeline.verify import normalise_text
+from pipeline.runtime.task import Task
+from pipeline.runtime.verify import normalise_text
+from pipeline.tasks.families import FAMILIES
+from pipeline.tasks.families.infeasible import reachable_statuses
+from pipeline.tasks.phrasing import Phrasebook
+from pipeline.tasks.proof import fingerprint, replay
 from tests.conftest import TEST_DOMAINS
+
+REFUSAL_FORMS = tuple(v.format() for v in Phrasebook.load().variants("common", "refusal_form"))
+
+
+def request(instruction: str) -> str:
+    """The instruction without the refusal sentence every task ends with."""
+    for form in REFUSAL_FORMS:
+        if instruction.endswith(" " + form):
+            return instruction[: -len(form) - 1]
+    raise AssertionError(f"no refusal form at the end of {instruction!r}")
+
 
 ALL_KNOBS = {"reference_calls", "writes"}
 
@@ -67,13 +80,12 @@ def test_knobs_are_declared_and_recorded(envs: dict[str, Environment], domain: s
     for t in envs[domain].tasks:
         family = FAMILIES[t.family]
         assert set(family.knobs) <= set(t.knobs), (t.id, family.knobs, t.knobs)
-        assert ALL_KNOBS <= set(t.knobs)
+        assert set(t.knobs) >= ALL_KNOBS
         assert t.knobs["reference_calls"] == len(t.solution)
 
 
 @pytest.mark.parametrize("domain", TEST_DOMAINS)
-def test_every_question_has_exactly_one_answer_in_the_initial_state(envs: dict[str, Environment],
-                                                                      domain: str) -> None:
+def test_every_question_has_exactly_one_answer_in_the_initial_state(envs: dict[str, Environment], domain: str) -> None:
     """The groundings (every entity the wording names, every ranking boundary) hold on a fresh copy."""
     env = envs[domain]
     session = Session(env.bundle.state_bytes, env.executor)
@@ -92,36 +104,66 @@ def test_every_question_has_exactly_one_answer_in_the_initial_state(envs: dict[s
 
 
 @pytest.mark.parametrize("domain", TEST_DOMAINS)
-def test_instructions_are_distinct_and_name_no_ids_unless_the_level_says(envs: dict[str, Environment],
-                                                                         domain: str) -> None:
+def test_instructions_are_distinct_and_name_no_ids_unless_the_level_says(
+    envs: dict[str, Environment], domain: str
+) -> None:
     tasks = envs[domain].tasks
-    keys = [normalise_text(t.instruction) for t in tasks]
+    keys = [normalise_text(request(t.instruction)) for t in tasks]
     assert len(set(keys)) == len(keys)
     for t in tasks:
-        mentions_id = " id " in f" {t.instruction} " or "#" in t.instruction
+        asked = request(t.instruction)
+        mentions_id = " id " in f" {asked} " or "#" in asked
         assert mentions_id == bool(t.knobs.get("ids_given")), t.instruction
-        assert "{" not in t.instruction and "  " not in t.instruction, t.instruction
+        assert "{" not in asked and "  " not in t.instruction, t.instruction
 
 
 @pytest.mark.parametrize("domain", TEST_DOMAINS)
-def test_refusing_everything_scores_zero_except_on_infeasible_tasks(envs: dict[str, Environment],
-                                                                     domain: str) -> None:
+def test_refusing_blindly_scores_zero_everywhere_and_the_right_refusal_only_where_it_is_right(
+    envs: dict[str, Environment], domain: str
+) -> None:
     env = envs[domain]
+    refusals = {t.id: t.answer for t in env.tasks if t.family == "infeasible"}
+    assert refusals
+    some_refusal = next(iter(refusals.values()))
     for t in env.tasks:
         env.reset(task_id=t.id)
-        reward = env.step({"answer": REFUSAL})[1]
-        assert reward == (1.0 if t.family == "infeasible" else 0.0), t.id
+        assert env.step({"answer": "I cannot do that: the request cannot be carried out."})[1] == 0.0, t.id
+        if t.id not in refusals:
+            env.reset(task_id=t.id)
+            assert env.step({"answer": some_refusal})[1] == 0.0, t.id
 
 
 @pytest.mark.parametrize("domain", TEST_DOMAINS)
-def test_infeasible_tasks_change_nothing_and_trying_anyway_fails(envs: dict[str, Environment], domain: str) -> None:
+def test_infeasible_tasks_name_a_blocker_that_holds_and_change_nothing(
+    envs: dict[str, Environment], domain: str
+) -> None:
     env = envs[domain]
     infeasible = [t for t in env.tasks if t.family == "infeasible"]
-    assert infeasible
-    for t in infeasible:
-        assert t.verifier.answer is not None and t.verifier.answer.kind == "refuse"
-        assert not t.verifier.changes and t.verifier.watch
-        assert all(env.executor.spec(c.tool).mode == "read" for c in t.solution)
+    assert {t.knobs["kind"] for t in infeasible} >= {"forbidden", "missing"}
+    session = Session(env.bundle.state_bytes, env.executor)
+    try:
+        for t in infeasible:
+            check = t.verifier.answer
+            assert check is not None and check.kind == "refuse" and not t.verifier.changes
+            assert all(env.executor.spec(c.tool).mode == "read" for c in t.solution)
+            expected = check.expected
+            assert t.answer == json.dumps(expected)
+            if t.knobs["kind"] == "forbidden":
+                op = env.executor.spec(t.knobs["operation"])
+                row = session.call(f"get_{env.schema.table(op.table).entity}", {"id": expected["id"]})
+                status = row[str(op.status_column)]
+                assert status == expected["value"] and status not in op.allowed_from, t.id
+                # The request's goal does not already hold: the row is not at or past the target status.
+                reached = reachable_statuses(env.schema.table(op.table), str(op.status_column), str(op.to))
+                assert status not in reached, t.id
+    finally:
+        session.close()
+
+
+def test_every_instruction_ends_with_the_refusal_form(envs: dict[str, Environment]) -> None:
+    for env in envs.values():
+        for t in env.tasks:
+            request(t.instruction)
 
 
 def _state_after(env: Environment, solution: list) -> tuple:
@@ -134,8 +176,7 @@ def _state_after(env: Environment, solution: list) -> tuple:
 
 
 @pytest.mark.parametrize("domain", TEST_DOMAINS)
-def test_repeating_the_writes_fails_whenever_it_changes_the_outcome(envs: dict[str, Environment],
-                                                                    domain: str) -> None:
+def test_repeating_the_writes_fails_whenever_it_changes_the_outcome(envs: dict[str, Environment], domain: str) -> None:
     """Idempotent repeats (a refused second insert or operation, an update to the same value)
     leave the same state and so the same score; any repeat that changes the state scores 0."""
     env = envs[domain]
@@ -176,13 +217,20 @@ def test_a_second_copy_of_a_created_row_fails(envs: dict[str, Environment], doma
 
 
 def test_generation_is_deterministic(bundles: dict[str, Path], tmp_path: Path) -> None:
-    from pipeline.runtime.executor import Executor
-    from pipeline.tasks import generate_tasks
+    from pipeline.tasks.generate import generate_tasks
+    from pipeline.tools.executor import Executor
 
     env = Environment.from_bundle(bundles["library_loans"])
     clock = env.bundle.manifest["frozen_clock"]
-    again = generate_tasks(env.schema, env.toolset, env.bundle.state_bytes, Executor(env.schema, env.toolset, clock),
-                           env.bundle.manifest["seed"], clock, env.bundle.manifest["knobs"]["tasks_per_family"])
+    again = generate_tasks(
+        env.schema,
+        env.toolset,
+        env.bundle.state_bytes,
+        Executor(env.schema, env.toolset, clock),
+        env.bundle.manifest["seed"],
+        clock,
+        env.bundle.manifest["knobs"]["tasks_per_family"],
+    )
     assert [t.model_dump() for t in again.tasks] == [t.model_dump() for t in env.tasks]
 
 
@@ -199,3 +247,11 @@ def test_manifest_records_task_figures(bundles: dict[str, Path]) -> None:
     assert set(figures["reference_calls"]["per_level"]) == {str(i) for i in range(6)}
     assert 0 < figures["instruction_diversity"]["distinct_3"] <= 1
     assert counts["candidates"] == counts["tasks"] + sum(counts["dropped"].values())
+    from pipeline.tasks.exploits import REGISTRY
+
+    exploits = counts["exploits"]
+    assert set(exploits) == set(REGISTRY)
+    assert all(row["passed"] == 0 for row in exploits.values())
+    assert sum(row["attempts"] for row in exploits.values()) > counts["tasks"] * 10
+    for name, row in exploits.items():
+        assert row["dropped"] == counts["dropped"].get(f"exploit:{name}", 0)

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.blueprint import domains_dir
-from pipeline.taskgen import FAMILIES
-from pipeline.taskgen.phrasing import Phrasebook, phrasings_dir
+from pipeline.tasks.families import FAMILIES
+from pipeline.tasks.phrasing import Phrasebook, phrasings_dir
+from pipeline.world.blueprint import domains_dir
 
 
 def test_every_family_has_a_phrasing_file() -> None:
@@ -21,7 +21,7 @@ def test_every_family_has_a_phrasing_file() -> None:
 
 def test_rendering_is_deterministic_and_varied() -> None:
     book = Phrasebook.load()
-    slots = {"attribute": "price", "subject": "the product \"Oak Mug\""}
+    slots = {"attribute": "price", "subject": 'the product "Oak Mug"'}
     first = [book.render(random.Random(i), "lookup", "question", **slots) for i in range(20)]
     again = [book.render(random.Random(i), "lookup", "question", **slots) for i in range(20)]
     assert first == again and len(set(first)) > 1
@@ -46,10 +46,10 @@ def test_the_shipped_templates_load() -> None:
 def _generate(domain: str, seed: int, per_family: int):  # type: ignore[no-untyped-def]
     import tempfile
 
-    from pipeline.runtime.executor import Executor
-    from pipeline.runtime.session import serialise
-    from pipeline.steps import Inputs, populate_step, schema_step, tools_step
-    from pipeline.tasks import generate_tasks
+    from pipeline.bundle.format import serialise
+    from pipeline.jobs.steps import Inputs, populate_step, schema_step, tools_step
+    from pipeline.tasks.generate import generate_tasks
+    from pipeline.tools.executor import Executor
 
     inputs = Inputs(domain=domain, seed=seed)
     with tempfile.TemporaryDirectory() as work:

@@ -6,12 +6,19 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.blueprint import list_domains, load_blueprint
-from pipeline.populate import populate
-from pipeline.runtime.executor import Executor, ToolError
-from pipeline.runtime.session import Session, serialise
-from pipeline.schema import build_schema
-from pipeline.tools import MAX_PAGE_SIZE, build_toolset, openapi_document, validate_argument_schemas, validate_openapi
+from pipeline.bundle.format import serialise
+from pipeline.data.populate import populate
+from pipeline.runtime.session import Session
+from pipeline.tools.executor import Executor, ToolError
+from pipeline.tools.openapi import (
+    openapi_document,
+    validate_argument_schemas,
+    validate_openapi,
+)
+from pipeline.tools.specs import MAX_PAGE_SIZE, MAX_TOOLS, MIN_TOOLS, build_toolset, table_role
+from pipeline.tools.stats import report_tables
+from pipeline.world.blueprint import list_domains, load_blueprint
+from pipeline.world.schema import build_schema
 
 CLOCK = "2026-01-15T12:00:00"
 
@@ -25,12 +32,14 @@ def store(tmp_path_factory: pytest.TempPathFactory):
 
 
 @pytest.mark.parametrize("domain", list_domains())
-def test_every_entity_has_the_four_tools(domain: str) -> None:
+def test_every_entity_has_a_list_and_records_their_writes(domain: str) -> None:
     schema = build_schema(load_blueprint(domain))
     toolset = build_toolset(schema)
     names = set(toolset.names)
     for t in schema.tables:
-        assert {f"get_{t.entity}", f"list_{t.name}", f"create_{t.entity}", f"update_{t.entity}"} <= names
+        assert f"list_{t.name}" in names
+        if table_role(t) in ("history", "lookup"):
+            assert not any(s.table == t.name and s.mode == "write" for s in toolset.tools if s.kind != "transition")
     assert len(names) == len(toolset.tools)
     assert len({t.description for t in toolset.tools}) == len(toolset.tools)
 
@@ -47,7 +56,7 @@ def test_openapi_document_is_valid(domain: str) -> None:
 
 
 def test_get_list_create_update_and_transition(store) -> None:
-    schema, toolset, executor, initial = store
+    _schema, _toolset, executor, initial = store
     s = Session(initial, executor)
     order = s.call("get_order", {"id": 1})
     page = s.call("list_orders", {"status": order["status"], "limit": 2})
@@ -74,8 +83,11 @@ def test_get_list_create_update_and_transition(store) -> None:
         ("list_orders", {"limit": MAX_PAGE_SIZE + 1}, "invalid_argument"),
         ("list_orders", {"status": "teleported"}, "invalid_argument"),
         ("create_category", {"name": None}, "invalid_argument"),
-        ("create_order_item", {"order_id": 10**6, "product_id": 1, "line_number": "OI-1", "quantity": 1,
-                               "unit_price": 3.0}, "not_found"),
+        (
+            "create_order_item",
+            {"order_id": 10**6, "product_id": 1, "line_number": "OI-1", "quantity": 1, "unit_price": 3.0},
+            "not_found",
+        ),
         ("update_product", {"id": 1}, "invalid_argument"),
         ("no_such_tool", {}, "invalid_argument"),
     ],
@@ -143,8 +155,9 @@ def test_tool_count_and_kinds(domain: str) -> None:
     schema = build_schema(load_blueprint(domain))
     toolset = build_toolset(schema)
     kinds = {t.kind for t in toolset.tools}
-    assert 30 <= len(toolset.tools) <= 5 * len(schema.tables) + len(schema.operations) + 1
-    assert {"get", "list", "create", "update", "aggregate"} <= kinds
+    assert MIN_TOOLS <= len(toolset.tools) <= MAX_TOOLS
+    assert {"get", "list", "create", "update"} <= kinds
+    assert ("aggregate" in kinds) == bool(report_tables(schema))
     validate_argument_schemas(toolset)
     for t in toolset.tools:
         assert t.errors and t.description and t.mode == ("read" if t.kind in ("get", "list", "aggregate") else "write")
@@ -162,25 +175,38 @@ def test_openapi_routes_take_the_session_header_and_list_errors(store) -> None:
 def test_argument_schemas_are_checked() -> None:
     schema = build_schema(load_blueprint("online_store"))
     toolset = build_toolset(schema)
-    broken = toolset.model_copy(update={"tools": (toolset.tools[0].model_copy(update={"parameters": {"type": "nope"}}),)})
+    broken = toolset.model_copy(
+        update={"tools": (toolset.tools[0].model_copy(update={"parameters": {"type": "nope"}}),)}
+    )
     with pytest.raises(ValueError, match=toolset.tools[0].name):
         validate_argument_schemas(broken)
 
 
-def test_aggregate_counts_sums_and_groups(store) -> None:
+def test_statistics_count_sum_and_group(store) -> None:
     _, _, executor, initial = store
     s = Session(initial, executor)
     total = s.call("list_orders", {"limit": 1})["total"]
-    count = s.call("aggregate", {"table": "orders", "metric": "count"})
+    count = s.call("order_statistics", {"table": "orders", "metric": "count"})
     assert count["groups"] == [{"key": None, "count": total, "value": total}]
-    by_status = s.call("aggregate", {"table": "orders", "metric": "count", "group_by": "status", "limit": 50})
+    by_status = s.call("order_statistics", {"table": "orders", "metric": "count", "group_by": "status", "limit": 50})
     for group in by_status["groups"]:
         assert group["count"] == s.call("list_orders", {"status": group["key"], "limit": 1})["total"]
-    paid = s.call("aggregate", {"table": "orders", "metric": "sum", "column": "total", "where": {"status": "paid"}})
+    paid = s.call(
+        "order_statistics", {"table": "orders", "metric": "sum", "column": "total", "where": {"status": "paid"}}
+    )
     rows = s.call("list_orders", {"status": "paid", "limit": 50})["items"]
     assert len(rows) < 50 and paid["groups"][0]["value"] == pytest.approx(sum(r["total"] for r in rows))
-    top = s.call("aggregate", {"table": "order_items", "metric": "sum", "column": "quantity", "group_by": "product_id",
-                               "descending": True, "limit": 3})
+    top = s.call(
+        "order_item_statistics",
+        {
+            "table": "order_items",
+            "metric": "sum",
+            "column": "quantity",
+            "group_by": "product_id",
+            "descending": True,
+            "limit": 3,
+        },
+    )
     values = [g["value"] for g in top["groups"]]
     assert values == sorted(values, reverse=True) and top["total_groups"] >= len(values)
 
@@ -192,14 +218,15 @@ def test_aggregate_counts_sums_and_groups(store) -> None:
         {"table": "orders", "metric": "avg", "column": "status"},
         {"table": "orders", "metric": "count", "group_by": "total"},
         {"table": "orders", "metric": "count", "where": {"colour": "red"}},
+        {"table": "orders", "metric": "count", "where": {"placed_at_from": "2024-01-01T00:00:00"}},
+        {"table": "customers", "metric": "count"},
         {"table": "no_such_table", "metric": "count"},
-        {"table": "categories", "metric": "sum", "column": "total"},
     ],
 )
-def test_aggregate_refuses_what_the_table_lacks(store, args: dict) -> None:
+def test_statistics_refuse_what_a_report_does_not_offer(store, args: dict) -> None:
     _, _, executor, initial = store
     with pytest.raises(ToolError) as exc:
-        Session(initial, executor).call("aggregate", args)
+        Session(initial, executor).call("order_statistics", args)
     assert exc.value.code == "invalid_argument" and exc.value.message
 
 
@@ -213,7 +240,7 @@ def test_list_filters_by_enum_membership(store) -> None:
 
 
 def test_delete_only_detail_records(store) -> None:
-    schema, toolset, executor, initial = store
+    _schema, toolset, executor, initial = store
     deletable = {t.table for t in toolset.tools if t.kind == "delete"}
     assert "reviews" in deletable and "orders" not in deletable and "categories" not in deletable
     s = Session(initial, executor)
@@ -236,7 +263,10 @@ def test_update_moves_status_only_along_transitions(store) -> None:
     with pytest.raises(ToolError) as exc:
         s.call("update_order", {"id": pending["id"], "status": "cancelled"})
     assert exc.value.code == "forbidden_transition" and "cancel_order" in exc.value.message
-    assert s.call("update_order", {"id": delivered["id"], "status": "delivered"})["status"] == "delivered"
+    # A record in a final status is not edited by a generic update at all, not even to the same values.
+    with pytest.raises(ToolError) as exc:
+        s.call("update_order", {"id": delivered["id"], "status": "delivered"})
+    assert exc.value.code == "conflict" and "final" in exc.value.message
 
 
 def test_cancel_order_restocks_in_one_transaction(store) -> None:

@@ -10,14 +10,26 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from pipeline.blueprint import list_domains, load_blueprint
-from pipeline.ddl import ddl_script, ddl_statements
-from pipeline.distinctness import THRESHOLD, jaccard, measure, random_schemas, schema_tokens
-from pipeline.populate import populate
-from pipeline.schema import Naming, build_schema
-from pipeline.state_check import check_state
-from pipeline.tools import build_toolset
-from pipeline.variants import MAX_TABLES, MIN_TABLES, pick_domain, random_schema, sample_variant
+from pipeline.data.populate import populate
+from pipeline.data.state_check import check_state
+from pipeline.tools.specs import build_toolset
+from pipeline.world.blueprint import list_domains, load_blueprint
+from pipeline.world.ddl import ddl_script, ddl_statements
+from pipeline.world.distinctness import (
+    THRESHOLD,
+    jaccard,
+    measure,
+    random_schemas,
+    schema_tokens,
+)
+from pipeline.world.schema import Naming, build_schema
+from pipeline.world.variants import (
+    MAX_TABLES,
+    MIN_TABLES,
+    pick_domain,
+    random_schema,
+    sample_variant,
+)
 
 SEEDS = range(0, 1000, 9)
 
@@ -48,7 +60,7 @@ def test_domain_choice_is_stable_and_covers_the_catalog() -> None:
 
 def test_table_counts_span_eight_to_thirty(schemas) -> None:
     counts = [len(s.tables) for s in schemas.values()]
-    assert MIN_TABLES <= min(counts) and max(counts) <= MAX_TABLES
+    assert min(counts) >= MIN_TABLES and max(counts) <= MAX_TABLES
     assert min(counts) <= 10 and max(counts) >= 27
 
 
@@ -93,7 +105,9 @@ def test_variants_cover_every_kind_of_change(schemas) -> None:
     for seed in SEEDS:
         v = sample_variant(load_blueprint(pick_domain(seed)), seed)
         for change in v.changes:
-            seen[change.split(" ")[0] + (" lookup" if "lookup" in change else "") + (" tags" if "tags" in change else "")] += 1
+            seen[
+                change.split(" ")[0] + (" lookup" if "lookup" in change else "") + (" tags" if "tags" in change else "")
+            ] += 1
     for kind in ("dropped", "narrowed", "added", "promoted lookup", "split", "naming"):
         assert seen[kind] or seen[kind.split(" ")[0]], (kind, seen)
     link = next(t for s in schemas.values() for t in s.tables if t.unique_together)
@@ -105,7 +119,9 @@ def test_variants_cover_every_kind_of_change(schemas) -> None:
 def test_normalised_tokens_ignore_spelling() -> None:
     bp = load_blueprint("online_store")
     snake = schema_tokens(build_schema(bp))
-    styled = schema_tokens(build_schema(bp, naming=Naming(tables="pascal", plural=False, prefix="app_", columns="camel")))
+    styled = schema_tokens(
+        build_schema(bp, naming=Naming(tables="pascal", plural=False, prefix="app_", columns="camel"))
+    )
     assert snake == styled
     assert jaccard(snake, styled) == 1.0
     assert "c:order_item.unit_price" in snake and "t:category" in snake
@@ -125,10 +141,11 @@ def test_a_thousand_random_schemas_are_distinct() -> None:
 
 
 def test_generate_random_from_the_command_line(tmp_path: Path) -> None:
-    from pipeline.cli import app
+    from pipeline.cli.main import app
 
-    result = CliRunner().invoke(app, ["generate", "--random", "--seed", "11", "--rows", "60", "--out", str(tmp_path),
-                                      "--no-prefect", "--json"])
+    result = CliRunner().invoke(
+        app, ["generate", "--random", "--seed", "11", "--rows", "60", "--out", str(tmp_path), "--no-prefect", "--json"]
+    )
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)
     assert summary["domain"] == pick_domain(11)

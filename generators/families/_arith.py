@@ -19,8 +19,9 @@ from typing import Any
 MAX_EXPRESSION_CHARS = 300
 MAX_DEPTH = 40
 
-_TRANSLATE = str.maketrans({"×": "*", "∗": "*", "·": "*", "÷": "/", "−": "-", "–": "-", "[": "(", "]": ")",
-                            "{": "(", "}": ")"})
+_TRANSLATE = str.maketrans(
+    {"×": "*", "∗": "*", "·": "*", "÷": "/", "−": "-", "–": "-", "[": "(", "]": ")", "{": "(", "}": ")"}
+)
 
 
 class ExpressionError(ValueError):
@@ -121,7 +122,7 @@ def score_expression(answer_text: str, item: Mapping[str, Any], *, all_numbers: 
         numbers = [int(n) for n in meta["numbers"]]
         ok = check_expression(extract_answer(answer_text), numbers, int(meta["target"]), all_numbers=all_numbers)
         return 1.0 if ok else 0.0
-    except Exception:  # noqa: BLE001 - a scorer must never raise on model output
+    except Exception:
         return 0.0
 
 
@@ -154,8 +155,8 @@ def integer_targets(numbers: tuple[int, ...]) -> dict[int, bool]:
         for i in range(n):
             for j in range(i + 1, n):
                 rest = [state[k] for k in range(n) if k != i and k != j]
-                for value in _combine(state[i], state[j]):
-                    solve(rest + [value], integral and value[0] % value[1] == 0)
+                for combined in _combine(state[i], state[j]):
+                    solve([*rest, combined], integral and combined[0] % combined[1] == 0)
 
     solve([(n, 1) for n in numbers], True)
     return result
@@ -180,14 +181,19 @@ def find_expression(numbers: tuple[int, ...], target: int, *, integral: bool | N
             for j in range(i + 1, n):
                 rest = [state[k] for k in range(n) if k != i and k != j]
                 (a, ta), (b, tb) = state[i], state[j]
-                options = [(f"({ta} + {tb})", a, b, "+"), (f"({ta} - {tb})", a, b, "-"),
-                           (f"({tb} - {ta})", b, a, "-"), (f"({ta} * {tb})", a, b, "*"),
-                           (f"({ta} / {tb})", a, b, "/"), (f"({tb} / {ta})", b, a, "/")]
+                options = [
+                    (f"({ta} + {tb})", a, b, "+"),
+                    (f"({ta} - {tb})", a, b, "-"),
+                    (f"({tb} - {ta})", b, a, "-"),
+                    (f"({ta} * {tb})", a, b, "*"),
+                    (f"({ta} / {tb})", a, b, "/"),
+                    (f"({tb} / {ta})", b, a, "/"),
+                ]
                 for text, x, y, op in options:
                     value = _apply(x, y, op)
                     if value is None:
                         continue
-                    found = solve(rest + [(value, text)], ok_integral and value[0] % value[1] == 0)
+                    found = solve([*rest, (value, text)], ok_integral and value[0] % value[1] == 0)
                     if found is not None:
                         return found
         return None

@@ -10,33 +10,238 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-FIRST_NAMES: tuple[str, ...] = tuple("""
-Aaron Abigail Adam Aisha Alan Alice Amir Anna Arjun Ava Beatrice Ben Bianca Boris Caleb Carla
-Carmen Chloe Clara Daniel Dara Diego Dmitri Elena Eli Emma Erik Esther Ethan Fatima Felix Fiona
-Gabriel Grace Hana Hassan Hugo Ines Ingrid Isaac Ivan Jade Jamal Jasmine Javier Jonas Julia Kai
-Kamal Karen Kenji Lara Leo Lena Liam Lina Lucas Luca Maya Mateo Mei Mila Nadia Nina Noah Nora
-Omar Oscar Paula Pedro Priya Quinn Rafael Rosa Ruth Sam Sara Sofia Tariq Theo Uma Victor Wanda
-Yara Yusuf Zara Zoe
-""".split())
+FIRST_NAMES: tuple[str, ...] = (
+    "Aaron",
+    "Abigail",
+    "Adam",
+    "Aisha",
+    "Alan",
+    "Alice",
+    "Amir",
+    "Anna",
+    "Arjun",
+    "Ava",
+    "Beatrice",
+    "Ben",
+    "Bianca",
+    "Boris",
+    "Caleb",
+    "Carla",
+    "Carmen",
+    "Chloe",
+    "Clara",
+    "Daniel",
+    "Dara",
+    "Diego",
+    "Dmitri",
+    "Elena",
+    "Eli",
+    "Emma",
+    "Erik",
+    "Esther",
+    "Ethan",
+    "Fatima",
+    "Felix",
+    "Fiona",
+    "Gabriel",
+    "Grace",
+    "Hana",
+    "Hassan",
+    "Hugo",
+    "Ines",
+    "Ingrid",
+    "Isaac",
+    "Ivan",
+    "Jade",
+    "Jamal",
+    "Jasmine",
+    "Javier",
+    "Jonas",
+    "Julia",
+    "Kai",
+    "Kamal",
+    "Karen",
+    "Kenji",
+    "Lara",
+    "Leo",
+    "Lena",
+    "Liam",
+    "Lina",
+    "Lucas",
+    "Luca",
+    "Maya",
+    "Mateo",
+    "Mei",
+    "Mila",
+    "Nadia",
+    "Nina",
+    "Noah",
+    "Nora",
+    "Omar",
+    "Oscar",
+    "Paula",
+    "Pedro",
+    "Priya",
+    "Quinn",
+    "Rafael",
+    "Rosa",
+    "Ruth",
+    "Sam",
+    "Sara",
+    "Sofia",
+    "Tariq",
+    "Theo",
+    "Uma",
+    "Victor",
+    "Wanda",
+    "Yara",
+    "Yusuf",
+    "Zara",
+    "Zoe",
+)
 
-PRODUCTS: tuple[str, ...] = tuple("""
-Anvil Backpack Blender Bookcase Broom Bucket Candle Carpet Chair Clock Compass Cushion Desk
-Drill Easel Fan Flashlight Funnel Globe Grill Hammer Hammock Heater Helmet Juicer Kettle Ladder
-Lamp Lantern Mirror Mixer Mop Mug Notebook Oven Padlock Pillow Planter Printer Projector Radio
-Rake Router Saw Scale Scanner Scissors Shovel Speaker Stapler Stool Stove Table Teapot Tent
-Thermos Toaster Tripod Umbrella Vase Wallet Whisk Wrench
-""".split())
+PRODUCTS: tuple[str, ...] = (
+    "Anvil",
+    "Backpack",
+    "Blender",
+    "Bookcase",
+    "Broom",
+    "Bucket",
+    "Candle",
+    "Carpet",
+    "Chair",
+    "Clock",
+    "Compass",
+    "Cushion",
+    "Desk",
+    "Drill",
+    "Easel",
+    "Fan",
+    "Flashlight",
+    "Funnel",
+    "Globe",
+    "Grill",
+    "Hammer",
+    "Hammock",
+    "Heater",
+    "Helmet",
+    "Juicer",
+    "Kettle",
+    "Ladder",
+    "Lamp",
+    "Lantern",
+    "Mirror",
+    "Mixer",
+    "Mop",
+    "Mug",
+    "Notebook",
+    "Oven",
+    "Padlock",
+    "Pillow",
+    "Planter",
+    "Printer",
+    "Projector",
+    "Radio",
+    "Rake",
+    "Router",
+    "Saw",
+    "Scale",
+    "Scanner",
+    "Scissors",
+    "Shovel",
+    "Speaker",
+    "Stapler",
+    "Stool",
+    "Stove",
+    "Table",
+    "Teapot",
+    "Tent",
+    "Thermos",
+    "Toaster",
+    "Tripod",
+    "Umbrella",
+    "Vase",
+    "Wallet",
+    "Whisk",
+    "Wrench",
+)
 
-CITIES: tuple[str, ...] = tuple("""
-Aarhus Accra Ankara Athens Austin Baku Bergen Bilbao Bogota Bristol Brno Cairo Calgary Cork
-Dakar Denver Dublin Durban Essen Fez Geneva Genoa Graz Hanoi Havana Helsinki Izmir Kyoto Lagos
-Leeds Lima Lisbon Lyon Malmo Manila Miami Milan Mumbai Munich Nairobi Nantes Naples Oslo Osaka
-Ottawa Perth Porto Prague Quito Riga Rome Seville Sofia Tampa Tunis Turin Utrecht Valencia
-Vienna Vilnius Warsaw Zagreb Zurich
-""".split())
+CITIES: tuple[str, ...] = (
+    "Aarhus",
+    "Accra",
+    "Ankara",
+    "Athens",
+    "Austin",
+    "Baku",
+    "Bergen",
+    "Bilbao",
+    "Bogota",
+    "Bristol",
+    "Brno",
+    "Cairo",
+    "Calgary",
+    "Cork",
+    "Dakar",
+    "Denver",
+    "Dublin",
+    "Durban",
+    "Essen",
+    "Fez",
+    "Geneva",
+    "Genoa",
+    "Graz",
+    "Hanoi",
+    "Havana",
+    "Helsinki",
+    "Izmir",
+    "Kyoto",
+    "Lagos",
+    "Leeds",
+    "Lima",
+    "Lisbon",
+    "Lyon",
+    "Malmo",
+    "Manila",
+    "Miami",
+    "Milan",
+    "Mumbai",
+    "Munich",
+    "Nairobi",
+    "Nantes",
+    "Naples",
+    "Oslo",
+    "Osaka",
+    "Ottawa",
+    "Perth",
+    "Porto",
+    "Prague",
+    "Quito",
+    "Riga",
+    "Rome",
+    "Seville",
+    "Sofia",
+    "Tampa",
+    "Tunis",
+    "Turin",
+    "Utrecht",
+    "Valencia",
+    "Vienna",
+    "Vilnius",
+    "Warsaw",
+    "Zagreb",
+    "Zurich",
+)
 
-DEPARTMENTS: tuple[str, ...] = ("Sales", "Engineering", "Marketing", "Finance", "Support", "Legal",
-                                "Research", "Operations")
+DEPARTMENTS: tuple[str, ...] = (
+    "Sales",
+    "Engineering",
+    "Marketing",
+    "Finance",
+    "Support",
+    "Legal",
+    "Research",
+    "Operations",
+)
 CATEGORIES: tuple[str, ...] = ("Garden", "Kitchen", "Office", "Tools", "Outdoor", "Home", "Audio")
 SUPPLIERS: tuple[str, ...] = ("Acme", "Globex", "Initech", "Umbrella", "Stark", "Wayne", "Hooli")
 COUNTRIES: tuple[str, ...] = ("Norway", "Spain", "Japan", "Brazil", "Kenya", "Canada", "Italy", "Peru")
@@ -69,46 +274,65 @@ class Schema:
 
 
 SCHEMAS: tuple[Schema, ...] = (
-    Schema("employees", "employee", (
-        Column("name", "key", FIRST_NAMES),
-        Column("department", "cat", DEPARTMENTS),
-        Column("city", "cat", CITIES[:12]),
-        Column("age", "int", low=22, high=64),
-        Column("salary", "int", low=3000, high=9000, step=50),
-        Column("years", "int", low=0, high=30),
-    )),
-    Schema("products", "product", (
-        Column("product", "key", PRODUCTS),
-        Column("category", "cat", CATEGORIES),
-        Column("supplier", "cat", SUPPLIERS),
-        Column("price", "int", low=5, high=500),
-        Column("stock", "int", low=0, high=200),
-        Column("rating", "int", low=1, high=5),
-    )),
-    Schema("students", "student", (
-        Column("student", "key", FIRST_NAMES),
-        Column("major", "cat", MAJORS),
-        Column("year", "int", low=1, high=4),
-        Column("score", "int", low=40, high=100),
-        Column("age", "int", low=18, high=30),
-        Column("credits", "int", low=10, high=120),
-    )),
-    Schema("cities", "city", (
-        Column("city", "key", CITIES),
-        Column("country", "cat", COUNTRIES),
-        Column("population", "int", low=50, high=5000, step=10),
-        Column("area", "int", low=20, high=900),
-        Column("parks", "int", low=0, high=60),
-        Column("museums", "int", low=0, high=40),
-    )),
+    Schema(
+        "employees",
+        "employee",
+        (
+            Column("name", "key", FIRST_NAMES),
+            Column("department", "cat", DEPARTMENTS),
+            Column("city", "cat", CITIES[:12]),
+            Column("age", "int", low=22, high=64),
+            Column("salary", "int", low=3000, high=9000, step=50),
+            Column("years", "int", low=0, high=30),
+        ),
+    ),
+    Schema(
+        "products",
+        "product",
+        (
+            Column("product", "key", PRODUCTS),
+            Column("category", "cat", CATEGORIES),
+            Column("supplier", "cat", SUPPLIERS),
+            Column("price", "int", low=5, high=500),
+            Column("stock", "int", low=0, high=200),
+            Column("rating", "int", low=1, high=5),
+        ),
+    ),
+    Schema(
+        "students",
+        "student",
+        (
+            Column("student", "key", FIRST_NAMES),
+            Column("major", "cat", MAJORS),
+            Column("year", "int", low=1, high=4),
+            Column("score", "int", low=40, high=100),
+            Column("age", "int", low=18, high=30),
+            Column("credits", "int", low=10, high=120),
+        ),
+    ),
+    Schema(
+        "cities",
+        "city",
+        (
+            Column("city", "key", CITIES),
+            Column("country", "cat", COUNTRIES),
+            Column("population", "int", low=50, high=5000, step=10),
+            Column("area", "int", low=20, high=900),
+            Column("parks", "int", low=0, high=60),
+            Column("museums", "int", low=0, high=40),
+        ),
+    ),
 )
 
 
 def cell_value(column: Column, rng: random.Random, n_categories: int) -> str | int:
     if column.kind == "cat":
         return column.pool[rng.randrange(min(n_categories, len(column.pool)))]
-    return rng.randrange(column.low, column.high + 1, column.step) if column.step > 1 else rng.randint(
-        column.low, column.high)
+    return (
+        rng.randrange(column.low, column.high + 1, column.step)
+        if column.step > 1
+        else rng.randint(column.low, column.high)
+    )
 
 
 def make_rows(schema: Schema, n_rows: int, rng: random.Random, n_categories: int = 4) -> list[dict[str, str | int]]:
@@ -118,8 +342,9 @@ def make_rows(schema: Schema, n_rows: int, rng: random.Random, n_categories: int
         raise ValueError(f"{schema.table}: at most {len(schema.key.pool)} rows, got {n_rows}")
     keys = rng.sample(schema.key.pool, n_rows)
     # Shuffle which categories are in use so different items use different pools.
-    cat_pools = {c.name: tuple(rng.sample(c.pool, min(n_categories, len(c.pool))))
-                 for c in schema.columns if c.kind == "cat"}
+    cat_pools = {
+        c.name: tuple(rng.sample(c.pool, min(n_categories, len(c.pool)))) for c in schema.columns if c.kind == "cat"
+    }
     rows: list[dict[str, str | int]] = []
     for key in keys:
         row: dict[str, str | int] = {schema.key.name: key}

@@ -270,9 +270,22 @@ UNIQUE_ANAGRAM_WORDS: tuple[str, ...] = _unique_anagram_words()
 WORD_SET: frozenset[str] = frozenset(WORDS) | frozenset(AMBIGUITY_WORDS)
 
 
+_BY_LENGTH: dict[tuple[int, int, int], tuple[tuple[str, ...], tuple[str, ...]]] = {}
+
+
 def words_by_length(words: tuple[str, ...], low: int, high: int) -> tuple[str, ...]:
-    """The words with ``low <= len(word) <= high``, in list order."""
-    return tuple(w for w in words if low <= len(w) <= high)
+    """The words with ``low <= len(word) <= high``, in list order.
+
+    Built once per (word list, low, high) and kept: families ask for their pool on every
+    item. Keyed by the list's identity (hashing a long tuple per call would cost as much
+    as the filter); the list itself is kept in the entry so the identity stays valid.
+    """
+    key = (id(words), low, high)
+    cached = _BY_LENGTH.get(key)
+    if cached is None or cached[0] is not words:
+        cached = (words, tuple(w for w in words if low <= len(w) <= high))
+        _BY_LENGTH[key] = cached
+    return cached[1]
 
 
 def signature(word: str) -> str:

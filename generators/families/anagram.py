@@ -28,7 +28,9 @@ class Config(Knobs):
     first_letter_hint: bool = True
 
     RANGES: ClassVar[Mapping[str, tuple[float, float]]] = {
-        "min_len": (3, 10), "max_len": (3, 10), "n_words": (1, 5),
+        "min_len": (3, 10),
+        "max_len": (3, 10),
+        "n_words": (1, 5),
     }
 
     def check(self) -> None:
@@ -71,8 +73,10 @@ def generate(config: Config, rng: random.Random) -> Problem:
         intro = "Unscramble the following letters into a common English word, using every letter exactly once."
         fmt = "Answer with the word only, in lowercase."
     else:
-        intro = (f"Unscramble each of the following {config.n_words} letter groups into a common English word, "
-                 "using every letter of the group exactly once.")
+        intro = (
+            f"Unscramble each of the following {config.n_words} letter groups into a common English word, "
+            "using every letter of the group exactly once."
+        )
         fmt = "Answer with the words in the same order, in lowercase, separated by commas (e.g. word1, word2)."
     question = intro + "\n\n" + "\n".join(lines) + "\n\n" + fmt
     return Problem(question=question, answer=", ".join(words), extra={"scrambles": scrambles})
@@ -86,5 +90,5 @@ FAMILY = Family(
     generate=generate,
     answer_kind="list",
     notes="Uniqueness is relative to the built-in word list plus a list of known anagram partners; an obscure "
-          "English word with the same letters is possible in principle but never the gold answer.",
+    "English word with the same letters is possible in principle but never the gold answer.",
 )

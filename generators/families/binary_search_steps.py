@@ -1,9 +1,10 @@
-"""Count the probes a precisely specified binary search makes.
+"""Trace the probes a precisely specified binary search makes.
 
 Tests faithful step-by-step execution of an algorithm rather than knowing its big-O:
-the answer depends on every midpoint. Harder levels use longer arrays, targets that are
-absent (the loop runs until the range is empty), and a midpoint that rounds up instead
-of down, which changes the probe sequence.
+the answer is the sequence of values compared, which depends on every midpoint (a count
+of probes clusters around log2(length), so one constant count would earn a lot). Harder
+levels use longer arrays, targets that are absent (the loop runs until the range is
+empty), and a midpoint that rounds up instead of down, which changes the probe sequence.
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ def generate(config: Config, rng: random.Random) -> Problem:
     absent = rng.random() < config.absent_rate
     if absent:
         present = set(values)
-        candidates = [v for v in range(0, values[-1] + 2) if v not in present]
+        candidates = [v for v in range(values[-1] + 2) if v not in present]
         target = rng.choice(candidates)
     else:
         target = rng.choice(values)
@@ -80,22 +81,21 @@ def generate(config: Config, rng: random.Random) -> Problem:
         f"{config.length - 1}; while lo <= hi, set mid = {mid_rule} (integer division) and "
         "compare array[mid] with the target: stop if equal, set lo = mid + 1 if array[mid] is "
         "smaller, otherwise set hi = mid - 1.\n"
-        "How many times is array[mid] compared with the target before the search stops? "
-        "Answer with the count as an integer."
+        "Which values array[mid] are compared with the target, in order, until the search "
+        "stops? Answer with those values separated by commas (e.g. 14, 6, 9)."
     )
     return Problem(
         question=question,
-        answer=str(len(seen)),
+        answer=", ".join(str(values[i]) for i in seen),
         extra={"probes": seen, "found": not absent, "round_up": round_up},
     )
 
 
 FAMILY = Family(
     name=NAME,
-    description="Number of probes of an exactly specified binary search on a sorted array.",
+    description="Values probed, in order, by an exactly specified binary search on a sorted array.",
     config=Config,
     levels=LEVELS,
     generate=generate,
-    answer_kind="int",
-    notes="Answers cluster around log2(length); the value is in tracing the midpoints.",
+    answer_kind="list",
 )

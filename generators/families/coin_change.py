@@ -3,14 +3,17 @@
 Tests dynamic programming against the tempting "largest coin first" greedy rule. Harder
 levels use larger amounts and more denominations, keep only non-canonical coin systems
 where greedy uses strictly more coins than needed (or fails although a solution exists),
-and may ask for amounts that cannot be made at all (answer -1).
+and may ask for amounts that cannot be made at all (answer -1, kept rare). The answer is
+the coins themselves (any smallest set is verified), not their count: counts cluster on a
+few values that one constant answer would often hit.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from generators.base import Family, Knobs, Problem
 
@@ -47,12 +50,9 @@ LEVELS = (
     {"num_coins": 3, "max_coin": 12, "max_amount": 40},
     {"num_coins": 3, "max_coin": 20, "max_amount": 60},
     {"num_coins": 3, "max_coin": 25, "max_amount": 80, "greedy_trap": True},
-    {"num_coins": 4, "max_coin": 30, "max_amount": 120, "greedy_trap": True,
-     "impossible_rate": 0.1},
-    {"num_coins": 5, "max_coin": 50, "max_amount": 250, "greedy_trap": True,
-     "impossible_rate": 0.15},
-    {"num_coins": 6, "max_coin": 90, "max_amount": 600, "greedy_trap": True,
-     "impossible_rate": 0.15},
+    {"num_coins": 4, "max_coin": 30, "max_amount": 120, "greedy_trap": True, "impossible_rate": 0.06},
+    {"num_coins": 5, "max_coin": 50, "max_amount": 250, "greedy_trap": True, "impossible_rate": 0.06},
+    {"num_coins": 6, "max_coin": 90, "max_amount": 600, "greedy_trap": True, "impossible_rate": 0.06},
 )
 
 
@@ -65,6 +65,25 @@ def min_coins(coins: list[int], amount: int) -> int:
             if c <= value and best[value - c] + 1 < best[value]:
                 best[value] = best[value - c] + 1
     return best[amount] if best[amount] < inf else -1
+
+
+def fewest_coins(coins: list[int], amount: int) -> list[int] | None:
+    """One smallest multiset of coins (largest first) making ``amount``, or None."""
+    inf = amount + 1
+    best = [0] + [inf] * amount
+    last = [0] * (amount + 1)
+    for value in range(1, amount + 1):
+        for c in coins:
+            if c <= value and best[value - c] + 1 < best[value]:
+                best[value] = best[value - c] + 1
+                last[value] = c
+    if best[amount] >= inf:
+        return None
+    out: list[int] = []
+    while amount:
+        out.append(last[amount])
+        amount -= last[amount]
+    return sorted(out, reverse=True)
 
 
 def greedy_coins(coins: list[int], amount: int) -> int:
@@ -86,7 +105,7 @@ def _draw(config: Config, rng: random.Random, impossible: bool) -> tuple[list[in
         if amount % factor == 0:
             amount += 1
         return sorted(coins), amount
-    coins = sorted([1] + rng.sample(range(2, config.max_coin + 1), config.num_coins - 1))
+    coins = sorted([1, *rng.sample(range(2, config.max_coin + 1), config.num_coins - 1)])
     return coins, rng.randint(config.max_amount // 2, config.max_amount)
 
 
@@ -99,21 +118,55 @@ def generate(config: Config, rng: random.Random) -> Problem:
             break
     question = (
         f"Coins come in denominations {', '.join(map(str, coins))}, with an unlimited supply "
-        f"of each. What is the smallest number of coins that add up to exactly {amount}? "
-        "Answer with the number of coins as an integer, or -1 if the amount cannot be made."
+        f"of each. Which smallest set of coins adds up to exactly {amount}? "
+        "Answer with the coins' values separated by commas (repeat a coin used twice, e.g. "
+        "10, 10, 3), or -1 if the amount cannot be made."
     )
+    chosen = fewest_coins(coins, amount)
     return Problem(
         question=question,
-        answer=str(best),
-        extra={"coins": coins, "amount": amount, "greedy": greedy_coins(coins, amount)},
+        answer="-1" if chosen is None else ", ".join(map(str, chosen)),
+        extra={"coins": coins, "amount": amount, "fewest": best, "greedy": greedy_coins(coins, amount)},
     )
+
+
+def score(answer_text: str, item: Mapping[str, Any]) -> float:
+    """Any multiset of the given coins summing to the amount with the fewest coins scores 1."""
+    try:
+        from generators.answers import extract_answer
+
+        meta = item.get("metadata") or item.get("extra") or {}
+        coins, amount, fewest = set(meta["coins"]), int(meta["amount"]), int(meta["fewest"])
+        text = extract_answer(answer_text)
+        if len(text) > 12 * max(fewest, 1) + 16 or text.count(",") > max(fewest, 1):  # too long to be right
+            return 0.0
+        tokens = text.strip().strip("[]()").replace(",", " ").split()
+        if not tokens or not all(token.lstrip("+-").isdigit() and len(token) < 12 for token in tokens):
+            return 0.0
+        values = [int(token) for token in tokens]
+        if fewest == -1:
+            return 1.0 if values == [-1] else 0.0
+        ok = len(values) == fewest and sum(values) == amount and all(v in coins for v in values)
+        return 1.0 if ok else 0.0
+    except Exception:
+        return 0.0
+
+
+def wrong_answers(item: Mapping[str, Any]) -> list[str]:
+    """The greedy set where it differs, the count alone, and -1 for a makeable amount."""
+    meta = item["metadata"]
+    out = ["-1"] if meta["fewest"] != -1 else [str(min(meta["coins"]))]
+    if meta["fewest"] > 1:
+        out.append(str(meta["fewest"]))
+    return out
 
 
 FAMILY = Family(
     name=NAME,
-    description="Minimum number of coins for an amount, with non-canonical coin systems.",
+    description="A smallest set of coins for an amount (verified), with non-canonical coin systems.",
     config=Config,
     levels=LEVELS,
     generate=generate,
-    answer_kind="int",
+    answer_kind="list",
+    score=score,
 )

@@ -58,8 +58,7 @@ def generate(config: Config, rng: random.Random) -> Problem:
     elif kind == "permute":
         r = rng.randint(1, min(n, 8))
         question = (
-            f"{n} {people} compete. In how many ways can the first {r} places be awarded "
-            "(no ties; order matters)?"
+            f"{n} {people} compete. In how many ways can the first {r} places be awarded (no ties; order matters)?"
         )
         answer = math.perm(n, r)
     elif kind == "word":

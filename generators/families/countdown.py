@@ -19,7 +19,11 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from generators.base import Family, Knobs, Problem
-from generators.families._arith import integer_targets, random_expression, score_expression
+from generators.families._arith import (
+    integer_targets,
+    random_expression,
+    score_expression,
+)
 
 NAME = "countdown"
 
@@ -37,8 +41,12 @@ class Config(Knobs):
     """The target is not reachable with fewer than this many of the numbers (checked up to 4)."""
 
     RANGES: ClassVar[Mapping[str, tuple[float, float]]] = {
-        "n_numbers": (2, 7), "min_large": (0, 4), "max_large": (0, 4), "min_target": (1, 9999),
-        "max_target": (1, 9999), "min_needed": (1, 4),
+        "n_numbers": (2, 7),
+        "min_large": (0, 4),
+        "max_large": (0, 4),
+        "min_target": (1, 9999),
+        "max_target": (1, 9999),
+        "min_needed": (1, 4),
     }
 
     def check(self) -> None:
@@ -120,7 +128,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
 FAMILY = Family(
     name=NAME,
     description="Countdown numbers game: reach the target using given numbers at most once each; any valid "
-                "expression counts.",
+    "expression counts.",
     config=Config,
     levels=LEVELS,
     generate=generate,

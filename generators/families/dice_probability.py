@@ -66,7 +66,7 @@ def generate(config: Config, rng: random.Random) -> Problem:
     sides = rng.choice([s for s in _SIDES if s <= config.max_sides])
     dice = rng.randint(config.min_dice, config.max_dice)
     event = rng.choice(config.events.split(","))
-    if event == "all_distinct" and dice > sides or event == "all_distinct" and dice == 1:
+    if (event == "all_distinct" and dice > sides) or (event == "all_distinct" and dice == 1):
         event = "sum_eq"
     total = sides**dice
     low, high = dice, dice * sides
@@ -94,7 +94,9 @@ def generate(config: Config, rng: random.Random) -> Problem:
         m = rng.randint(1, sides)
         favourable, text = m**dice - (m - 1) ** dice, f"the highest number shown is exactly {m}"
     probability = Fraction(favourable, total)
-    question = f"Roll {what}. What is the probability that {text}? Give the exact probability as a fraction in lowest terms."
+    question = (
+        f"Roll {what}. What is the probability that {text}? Give the exact probability as a fraction in lowest terms."
+    )
     return Problem(question, format_number(probability), {"event": event, "dice": dice, "sides": sides})
 
 

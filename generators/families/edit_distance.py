@@ -22,7 +22,8 @@ NAME = "edit_distance"
 class Config(Knobs):
     length: int = 5
     edits: int = 2
-    """Most random edits applied; each item applies between half of this and all of it."""
+    """Most random edits applied; each item applies 1 to this many, so distances spread
+    over many values and no single count is a good guess."""
     alphabet_size: int = 26
     indels: bool = True
     """Allow insertions and deletions (otherwise only substitutions, i.e. Hamming-like)."""
@@ -31,12 +32,12 @@ class Config(Knobs):
 
 
 LEVELS = (
-    {"length": 4, "edits": 2, "alphabet_size": 26, "indels": False},
-    {"length": 5, "edits": 2, "alphabet_size": 26},
-    {"length": 7, "edits": 3, "alphabet_size": 10},
-    {"length": 9, "edits": 4, "alphabet_size": 6},
-    {"length": 12, "edits": 6, "alphabet_size": 4},
-    {"length": 16, "edits": 8, "alphabet_size": 4},
+    {"length": 18, "edits": 18, "alphabet_size": 26, "indels": False},
+    {"length": 20, "edits": 18, "alphabet_size": 26},
+    {"length": 24, "edits": 18, "alphabet_size": 10},
+    {"length": 28, "edits": 18, "alphabet_size": 6},
+    {"length": 36, "edits": 18, "alphabet_size": 4},
+    {"length": 40, "edits": 20, "alphabet_size": 4},
 )
 
 
@@ -71,8 +72,19 @@ def _mutate(word: list[str], letters: str, edits: int, indels: bool, rng: random
 def generate(config: Config, rng: random.Random) -> Problem:
     letters = string.ascii_lowercase[: config.alphabet_size]
     first = [rng.choice(letters) for _ in range(config.length)]
-    applied = rng.randint((config.edits + 1) // 2, config.edits)
-    second = _mutate(first, letters, applied, config.indels, rng)
+    applied = rng.randint(1, config.edits)
+    if config.indels:
+        # Edits can cancel, so keep editing until the distance reaches the drawn count:
+        # one edit moves the distance by at most 1, so it lands on it exactly.
+        second = _mutate(first, letters, applied, config.indels, rng)
+        for _ in range(4 * config.edits):
+            if levenshtein("".join(first), "".join(second)) >= applied:
+                break
+            second = _mutate(second, letters, 1, config.indels, rng)
+    else:  # substitutions at distinct positions: the distance is (nearly always) the count
+        second = list(first)
+        for i in rng.sample(range(len(first)), min(applied, len(first))):
+            second[i] = rng.choice([c for c in letters if c != second[i]])
     a, b = "".join(first), "".join(second)
     if a == b:  # substitutions can cancel; always ask about a real difference
         b = b[:-1] + next(c for c in letters if c != b[-1])

@@ -17,7 +17,12 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from generators.base import Family, Knobs, Problem
-from generators.families._arith import find_expression, integer_targets, random_expression, score_expression
+from generators.families._arith import (
+    find_expression,
+    integer_targets,
+    random_expression,
+    score_expression,
+)
 
 NAME = "game_24"
 
@@ -32,7 +37,10 @@ class Config(Knobs):
     """Only items whose every solution passes through a non-integer intermediate result."""
 
     RANGES: ClassVar[Mapping[str, tuple[float, float]]] = {
-        "n_numbers": (2, 6), "max_number": (2, 50), "min_target": (1, 5000), "max_target": (1, 5000),
+        "n_numbers": (2, 6),
+        "max_number": (2, 50),
+        "min_target": (1, 5000),
+        "max_target": (1, 5000),
     }
 
     def check(self) -> None:
@@ -57,8 +65,11 @@ MAX_TRIES = 60
 def _exhaustive(config: Config, rng: random.Random) -> tuple[list[int], int, str] | None:
     numbers = [rng.randint(1, config.max_number) for _ in range(config.n_numbers)]
     reachable = integer_targets(tuple(numbers))
-    targets = sorted(t for t, integral in reachable.items()
-                     if config.min_target <= t <= config.max_target and not (config.fraction_only and integral))
+    targets = sorted(
+        t
+        for t, integral in reachable.items()
+        if config.min_target <= t <= config.max_target and not (config.fraction_only and integral)
+    )
     if not targets:
         return None
     target = rng.choice(targets)
@@ -108,5 +119,5 @@ FAMILY = Family(
     answer_kind="exact",
     score=score,
     notes="Level 0 (four numbers 1-9, target 24) has only about 400 solvable number sets, so its item space "
-          "is small (orderings aside). Expressions are checked with an AST whitelist over exact fractions.",
+    "is small (orderings aside). Expressions are checked with an AST whitelist over exact fractions.",
 )

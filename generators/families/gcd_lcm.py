@@ -43,7 +43,7 @@ LEVELS = (
 
 def generate(config: Config, rng: random.Random) -> Problem:
     mode = config.mode if config.mode != "mixed" else rng.choice(("gcd", "lcm"))
-    common = rng.randint(1, max(1, int(math.isqrt(config.max_value))))
+    common = rng.randint(1, max(1, math.isqrt(config.max_value)))
     limit = max(2, config.max_value // common)
     numbers = [common * rng.randint(2 if limit >= 2 else 1, limit) for _ in range(config.count)]
     if mode == "gcd":

@@ -157,7 +157,7 @@ def wrong_answers(item: Mapping[str, Any]) -> list[str]:
     """An edge with both ends the same colour, and a colouring missing one node."""
     data = _instance(item)
     pairs = [p.split("=") for p in str(item["answer"]).split(", ")]
-    colouring = {name: colour for name, colour in pairs}
+    colouring = dict(pairs)
     a, b = data["edges"][0]
     clash = dict(colouring, **{b: colouring[a]})
     return [

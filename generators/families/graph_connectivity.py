@@ -1,8 +1,10 @@
 """Connected components of an undirected graph given as an edge list.
 
 Tests transitive closure over scattered facts: the edges are shuffled, so nodes of one
-component are mentioned far apart. Questions ask either for the number of components
-(isolated nodes count) or the size of the component holding a given node. Harder
+component are mentioned far apart. Questions ask either for every component (named by
+its alphabetically first member; isolated nodes count) or for the members of the
+component holding a given node: lists of names rather than counts, since a count of
+components or a component size is a small number one constant answer would often hit. Harder
 levels add nodes, edges and components, and include isolated nodes, which only appear
 in the node list.
 """
@@ -18,9 +20,42 @@ from generators.base import Family, Knobs, Problem
 NAME = "graph_connectivity"
 
 _NAMES = (
-    "Ada", "Ben", "Cai", "Dov", "Eli", "Fay", "Gus", "Hal", "Ivy", "Jon", "Kit", "Lea", "Max",
-    "Ned", "Oda", "Pia", "Quin", "Rex", "Sam", "Tia", "Uma", "Val", "Wes", "Xia", "Yan", "Zoe",
-    "Abe", "Bea", "Cy", "Dee", "Eva", "Finn", "Gia", "Hugo", "Ian", "Jo",
+    "Ada",
+    "Ben",
+    "Cai",
+    "Dov",
+    "Eli",
+    "Fay",
+    "Gus",
+    "Hal",
+    "Ivy",
+    "Jon",
+    "Kit",
+    "Lea",
+    "Max",
+    "Ned",
+    "Oda",
+    "Pia",
+    "Quin",
+    "Rex",
+    "Sam",
+    "Tia",
+    "Uma",
+    "Val",
+    "Wes",
+    "Xia",
+    "Yan",
+    "Zoe",
+    "Abe",
+    "Bea",
+    "Cy",
+    "Dee",
+    "Eva",
+    "Finn",
+    "Gia",
+    "Hugo",
+    "Ian",
+    "Jo",
 )
 _QUESTIONS = ("count", "size", "mixed")
 
@@ -58,16 +93,39 @@ class Config(Knobs):
 
 LEVELS = (
     {"num_nodes": 5, "min_components": 1, "max_components": 2, "extra_edges": 0},
-    {"num_nodes": 8, "min_components": 1, "max_components": 3, "extra_edges": 1,
-     "question": "mixed"},
-    {"num_nodes": 12, "min_components": 2, "max_components": 5, "extra_edges": 3,
-     "max_isolated": 1, "question": "mixed"},
-    {"num_nodes": 16, "min_components": 2, "max_components": 6, "extra_edges": 5,
-     "max_isolated": 1, "question": "mixed"},
-    {"num_nodes": 22, "min_components": 3, "max_components": 8, "extra_edges": 8,
-     "max_isolated": 2, "question": "mixed"},
-    {"num_nodes": 30, "min_components": 3, "max_components": 10, "extra_edges": 12,
-     "max_isolated": 2, "question": "mixed"},
+    {"num_nodes": 8, "min_components": 1, "max_components": 3, "extra_edges": 1, "question": "mixed"},
+    {
+        "num_nodes": 12,
+        "min_components": 2,
+        "max_components": 5,
+        "extra_edges": 3,
+        "max_isolated": 1,
+        "question": "mixed",
+    },
+    {
+        "num_nodes": 16,
+        "min_components": 2,
+        "max_components": 6,
+        "extra_edges": 5,
+        "max_isolated": 1,
+        "question": "mixed",
+    },
+    {
+        "num_nodes": 22,
+        "min_components": 3,
+        "max_components": 8,
+        "extra_edges": 8,
+        "max_isolated": 2,
+        "question": "mixed",
+    },
+    {
+        "num_nodes": 30,
+        "min_components": 3,
+        "max_components": 10,
+        "extra_edges": 12,
+        "max_isolated": 2,
+        "question": "mixed",
+    },
 )
 
 
@@ -129,31 +187,30 @@ def generate(config: Config, rng: random.Random) -> Problem:
     header = (
         f"People: {', '.join(nodes)}.\n"
         "Two people are in the same group if they are friends or are linked through a chain of "
-        "friends. Friendships (each goes both ways):\n"
-        + "\n".join(f"{a} - {b}" for a, b in edges)
-        + "\n"
+        "friends. Friendships (each goes both ways):\n" + "\n".join(f"{a} - {b}" for a, b in edges) + "\n"
     )
     if mode == "count":
-        answer = len(comps)
-        ask = ("How many separate groups are there? A person with no friends forms a group alone. "
-               "Answer with the number of groups as an integer.")
+        members = [c[0] for c in comps]
+        ask = (
+            "A person with no friends forms a group alone. For each separate group, name the person "
+            "who comes first alphabetically; answer with those names separated by commas."
+        )
     else:
         who = rng.choice(nodes)
-        answer = next(len(c) for c in comps if who in c)
-        ask = (f"How many people are in {who}'s group, counting {who}? "
-               "Answer with the group size as an integer.")
+        members = next(c for c in comps if who in c)
+        ask = f"Who is in {who}'s group, counting {who}? Answer with their names separated by commas."
     return Problem(
         question=header + ask,
-        answer=str(answer),
+        answer=", ".join(members),
         extra={"nodes": nodes, "edges": [list(e) for e in edges], "mode": mode},
     )
 
 
 FAMILY = Family(
     name=NAME,
-    description="Count connected components, or the size of one, in an undirected graph.",
+    description="Name the connected components, or the members of one, in an undirected graph.",
     config=Config,
     levels=LEVELS,
     generate=generate,
-    answer_kind="int",
+    answer_kind="set",
 )

@@ -37,15 +37,12 @@ class Config(Knobs):
 
 
 LEVELS = (
-    {"num_items": 3, "max_weight": 8, "max_value": 15},
+    {"num_items": 3, "max_weight": 8, "max_value": 40},
     {"num_items": 5, "max_weight": 12, "max_value": 30},
     {"num_items": 7, "max_weight": 20, "max_value": 50, "greedy_trap": True},
-    {"num_items": 10, "max_weight": 30, "max_value": 80, "capacity_fraction": 0.4,
-     "greedy_trap": True},
-    {"num_items": 14, "max_weight": 50, "max_value": 150, "capacity_fraction": 0.4,
-     "greedy_trap": True},
-    {"num_items": 20, "max_weight": 80, "max_value": 300, "capacity_fraction": 0.35,
-     "greedy_trap": True},
+    {"num_items": 10, "max_weight": 30, "max_value": 80, "capacity_fraction": 0.4, "greedy_trap": True},
+    {"num_items": 14, "max_weight": 50, "max_value": 150, "capacity_fraction": 0.4, "greedy_trap": True},
+    {"num_items": 20, "max_weight": 80, "max_value": 300, "capacity_fraction": 0.35, "greedy_trap": True},
 )
 
 

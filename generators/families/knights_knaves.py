@@ -18,8 +18,26 @@ from generators.base import Family, Knobs, Problem
 NAME = "knights_knaves"
 
 _NAMES = (
-    "Alice", "Bob", "Carol", "Dave", "Erin", "Frank", "Grace", "Heidi", "Ivan", "Judy",
-    "Ken", "Liam", "Mia", "Nora", "Oscar", "Pam", "Quinn", "Rosa", "Sam", "Tina",
+    "Alice",
+    "Bob",
+    "Carol",
+    "Dave",
+    "Erin",
+    "Frank",
+    "Grace",
+    "Heidi",
+    "Ivan",
+    "Judy",
+    "Ken",
+    "Liam",
+    "Mia",
+    "Nora",
+    "Oscar",
+    "Pam",
+    "Quinn",
+    "Rosa",
+    "Sam",
+    "Tina",
 )
 _MAX_TRIES = 400
 _ALL_KNAVE_KEEP = 0.35
@@ -164,10 +182,9 @@ def generate(config: Config, rng: random.Random) -> Problem:
             if _holds(s, truth) != truth[speaker]:
                 s = _negate(s)  # make the hidden assignment consistent
             statements.append([s])
-        if len(solutions(statements, n)) == 1:
-            # All-knave puzzles come out unique more often; thin them so "none" is no shortcut.
-            if any(truth) or rng.random() < _ALL_KNAVE_KEEP:
-                break
+        # All-knave puzzles come out unique more often; thin them so "none" is no shortcut.
+        if len(solutions(statements, n)) == 1 and (any(truth) or rng.random() < _ALL_KNAVE_KEEP):
+            break
     else:
         raise ValueError(f"{NAME}: no uniquely solvable puzzle in {_MAX_TRIES} draws")
     lines = [f'{names[i]} says: "{_phrase(statements[i][0], i, names)}"' for i in range(n)]
@@ -184,8 +201,7 @@ def generate(config: Config, rng: random.Random) -> Problem:
     return Problem(
         question=question,
         answer=", ".join(knights) if knights else "none",
-        extra={"names": names, "statements": [[list(s) for s in ss] for ss in statements],
-               "knights": knights},
+        extra={"names": names, "statements": [[list(s) for s in ss] for ss in statements], "knights": knights},
     )
 
 

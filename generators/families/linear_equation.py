@@ -75,8 +75,8 @@ def generate(config: Config, rng: random.Random) -> Problem:
         c = _nonzero(rng, k)
         a = c + _nonzero(rng, k) * den
         b = rng.randint(-k * 5, k * 5)
-        d = (a - c) * x + b
-        equation = f"{_linear(a, b)} = {_linear(c, int(d))}"
+        rhs = (a - c) * x + b
+        equation = f"{_linear(a, b)} = {_linear(c, int(rhs))}"
     else:
         a = rng.randint(2, k)
         d = a - _nonzero(rng, max(1, k // den)) * den

@@ -1,17 +1,21 @@
-"""Length of the longest strictly increasing subsequence.
+"""A longest strictly increasing subsequence, given as its values.
 
 Tests dynamic programming over a sequence, where the elements need not be adjacent.
 Harder levels lengthen the sequence, allow repeated values (which do not count as
 increasing), and with ``run_trap`` keep only sequences whose longest contiguous
 increasing run is shorter than the answer, so the "longest run" misreading scores zero.
+The answer is the subsequence itself (any longest one is verified), not its length:
+lengths cluster on a few values that one constant answer would hit.
 """
 
 from __future__ import annotations
 
 import bisect
+import itertools
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from generators.base import Family, Knobs, Problem
 
@@ -51,9 +55,31 @@ def lis_length(seq: list[int]) -> int:
     return len(tails)
 
 
+def one_lis(seq: list[int]) -> list[int]:
+    """One longest strictly increasing subsequence (patience sorting with back links)."""
+    tails: list[int] = []
+    tail_index: list[int] = []
+    back = [-1] * len(seq)
+    for i, x in enumerate(seq):
+        k = bisect.bisect_left(tails, x)
+        back[i] = tail_index[k - 1] if k else -1
+        if k == len(tails):
+            tails.append(x)
+            tail_index.append(i)
+        else:
+            tails[k] = x
+            tail_index[k] = i
+    out: list[int] = []
+    i = tail_index[-1] if tail_index else -1
+    while i != -1:
+        out.append(seq[i])
+        i = back[i]
+    return out[::-1]
+
+
 def longest_run(seq: list[int]) -> int:
     best = run = 1
-    for prev, cur in zip(seq, seq[1:]):
+    for prev, cur in itertools.pairwise(seq):
         run = run + 1 if cur > prev else 1
         best = max(best, run)
     return best
@@ -67,18 +93,57 @@ def generate(config: Config, rng: random.Random) -> Problem:
             break
     question = (
         f"Sequence: {', '.join(map(str, seq))}.\n"
-        "What is the length of the longest strictly increasing subsequence? A subsequence keeps "
-        "the original order but may skip elements; equal values do not count as increasing. "
-        "Answer with the length as an integer."
+        "Give a longest strictly increasing subsequence. A subsequence keeps the original order "
+        "but may skip elements; equal values do not count as increasing. If several are longest, "
+        "any one of them is right. Answer with its values separated by commas."
     )
-    return Problem(question=question, answer=str(answer), extra={"sequence": seq})
+    gold = one_lis(seq)
+    if len(gold) != answer:
+        raise ValueError(f"{NAME}: reconstruction disagrees with the length")
+    return Problem(question=question, answer=", ".join(map(str, gold)), extra={"sequence": seq})
+
+
+def _values(answer_text: str, most: int) -> list[int] | None:
+    from generators.answers import extract_answer
+
+    text = extract_answer(answer_text)
+    if len(text) > 12 * most + 16 or text.count(",") > most:  # longer than any answer: no parse
+        return None
+    tokens = text.strip().strip("[]()").replace(",", " ").split()
+    if not tokens or not all(token.lstrip("+-").isdigit() and len(token) < 12 for token in tokens):
+        return None
+    return [int(token) for token in tokens]
+
+
+def score(answer_text: str, item: Mapping[str, Any]) -> float:
+    """1.0 for any strictly increasing subsequence of the longest length; verified, so a
+    length alone or a constant list scores 0."""
+    try:
+        meta = item.get("metadata") or item.get("extra") or {}
+        seq = [int(x) for x in meta["sequence"]]
+        values = _values(answer_text, len(seq))
+        if values is None or len(values) != lis_length(seq):
+            return 0.0
+        if any(b <= a for a, b in itertools.pairwise(values)):
+            return 0.0
+        remaining = iter(seq)
+        return 1.0 if all(any(x == v for x in remaining) for v in values) else 0.0
+    except Exception:
+        return 0.0
+
+
+def wrong_answers(item: Mapping[str, Any]) -> list[str]:
+    """Too short (the gold minus its last value) and the gold reversed."""
+    values = [token.strip() for token in str(item["answer"]).split(",")]
+    return [", ".join(values[:-1]) or "0", ", ".join(reversed(values))]
 
 
 FAMILY = Family(
     name=NAME,
-    description="Length of the longest strictly increasing subsequence of an integer list.",
+    description="A longest strictly increasing subsequence of an integer list (any one, verified).",
     config=Config,
     levels=LEVELS,
     generate=generate,
-    answer_kind="int",
+    answer_kind="list",
+    score=score,
 )

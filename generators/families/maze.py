@@ -31,7 +31,9 @@ class Config(Knobs):
     """Share of the remaining inner walls between rooms that are knocked out to create loops."""
 
     RANGES: ClassVar[Mapping[str, tuple[float, float]]] = {
-        "min_cells": (2, 20), "max_cells": (2, 20), "loop_fraction": (0.0, 1.0),
+        "min_cells": (2, 20),
+        "max_cells": (2, 20),
+        "loop_fraction": (0.0, 1.0),
     }
 
     def check(self) -> None:
@@ -61,8 +63,11 @@ def carve(cells: int, loop_fraction: float, rng: random.Random) -> list[list[str
     grid[2 * start[0] + 1][2 * start[1] + 1] = OPEN
     while stack:
         r, c = stack[-1]
-        options = [(r + dr, c + dc) for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))
-                   if 0 <= r + dr < cells and 0 <= c + dc < cells and (r + dr, c + dc) not in visited]
+        options = [
+            (r + dr, c + dc)
+            for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))
+            if 0 <= r + dr < cells and 0 <= c + dc < cells and (r + dr, c + dc) not in visited
+        ]
         if not options:
             stack.pop()
             continue
@@ -71,9 +76,10 @@ def carve(cells: int, loop_fraction: float, rng: random.Random) -> list[list[str
         grid[2 * nr + 1][2 * nc + 1] = OPEN
         visited.add((nr, nc))
         stack.append((nr, nc))
-    inner = [(r, c) for r in range(1, size - 1) for c in range(1, size - 1)
-             if grid[r][c] == WALL and (r % 2) != (c % 2)]
-    for r, c in rng.sample(inner, int(round(loop_fraction * len(inner)))):
+    inner = [
+        (r, c) for r in range(1, size - 1) for c in range(1, size - 1) if grid[r][c] == WALL and (r % 2) != (c % 2)
+    ]
+    for r, c in rng.sample(inner, round(loop_fraction * len(inner))):
         grid[r][c] = OPEN
     return grid
 
@@ -99,7 +105,7 @@ def generate(config: Config, rng: random.Random) -> Problem:
     dist = bfs_distances(grid, start)
     # Goal among the farthest third of rooms, so the path crosses a good part of the maze.
     ranked = sorted(rooms, key=lambda p: (dist[p], p))
-    goal = rng.choice(ranked[2 * len(ranked) // 3:])
+    goal = rng.choice(ranked[2 * len(ranked) // 3 :])
     grid[start[0]][start[1]] = "S"
     grid[goal[0]][goal[1]] = "G"
     drawing = "\n".join("".join(row) for row in grid)

@@ -30,14 +30,16 @@ class Config(Knobs):
     def check(self) -> None:
         ops = self.operations.split(",") if isinstance(self.operations, str) else []
         if not ops or any(op not in _OPS for op in ops) or len(set(ops)) != len(ops):
-            raise ValueError(f"Config.operations must be distinct names from {', '.join(_OPS)}, got {self.operations!r}")
+            raise ValueError(
+                f"Config.operations must be distinct names from {', '.join(_OPS)}, got {self.operations!r}"
+            )
 
 
 LEVELS = (
-    {"max_modulus": 12, "max_operand": 100, "operations": "add,mul"},
-    {"max_modulus": 30, "max_operand": 1000, "operations": "add,mul"},
-    {"max_modulus": 50, "max_operand": 1000, "max_exponent": 20, "operations": "mul,pow"},
-    {"max_modulus": 100, "max_operand": 10**5, "max_exponent": 1000, "operations": "pow,inv"},
+    {"max_modulus": 40, "max_operand": 100, "operations": "add,mul"},
+    {"max_modulus": 60, "max_operand": 1000, "operations": "add,mul"},
+    {"max_modulus": 100, "max_operand": 1000, "max_exponent": 20, "operations": "mul,pow"},
+    {"max_modulus": 200, "max_operand": 10**5, "max_exponent": 1000, "operations": "pow,inv"},
     {"max_modulus": 10**4, "max_operand": 10**9, "max_exponent": 10**6, "operations": "pow,inv"},
     {"max_modulus": 10**9, "max_operand": 10**15, "max_exponent": 10**18, "operations": "mul,pow,inv"},
 )
@@ -46,7 +48,8 @@ LEVELS = (
 def generate(config: Config, rng: random.Random) -> Problem:
     op = rng.choice(config.operations.split(","))
     lowest = 3 if op == "inv" else 2
-    modulus = rng.randint(lowest, max(lowest, config.max_modulus))
+    # Moduli from the upper half of the range: a small modulus makes 0 and 1 common answers.
+    modulus = rng.randint(max(lowest, config.max_modulus // 2), max(lowest, config.max_modulus))
     if op == "inv":
         a = rng.randint(2, max(2, config.max_operand))
         while math.gcd(a, modulus) != 1:

@@ -35,7 +35,10 @@ class Config(Knobs):
     """Share of the free squares (off the hidden solution, outside given queens' rows) blocked."""
 
     RANGES: ClassVar[Mapping[str, tuple[float, float]]] = {
-        "min_n": (4, 16), "max_n": (4, 16), "min_given": (0, 8), "max_given": (0, 8),
+        "min_n": (4, 16),
+        "max_n": (4, 16),
+        "min_given": (0, 8),
+        "max_given": (0, 8),
         "blocked_fraction": (0.0, 0.6),
     }
 
@@ -112,7 +115,7 @@ def generate(config: Config, rng: random.Random) -> Problem:
     given_rows = sorted(rng.sample(range(n), k))
     given = {r: solution[r] for r in given_rows}
     free = [(r, c) for r in range(n) for c in range(n) if solution[r] != c and r not in given]
-    blocked = sorted(rng.sample(free, int(round(config.blocked_fraction * len(free)))))
+    blocked = sorted(rng.sample(free, round(config.blocked_fraction * len(free))))
     blocked_set = set(blocked)
     board = []
     for r in range(n):
@@ -131,8 +134,11 @@ def generate(config: Config, rng: random.Random) -> Problem:
         f"row {n} (e.g. {example}, ...). Any valid placement is accepted."
     )
     answer = ", ".join(str(c + 1) for c in solution)
-    return Problem(question=question, answer=answer, extra={
-        "n": n, "given": [[r, c] for r, c in sorted(given.items())], "blocked": [list(rc) for rc in blocked]})
+    return Problem(
+        question=question,
+        answer=answer,
+        extra={"n": n, "given": [[r, c] for r, c in sorted(given.items())], "blocked": [list(rc) for rc in blocked]},
+    )
 
 
 def _parse(text: str, n: int) -> list[int] | None:
@@ -158,7 +164,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
         given = {int(r): int(c) for r, c in meta["given"]}
         blocked = {(int(r), int(c)) for r, c in meta["blocked"]}
         return 1.0 if is_valid(n, cols, given, blocked) else 0.0
-    except Exception:  # noqa: BLE001 - a scorer must never raise on model output
+    except Exception:
         return 0.0
 
 

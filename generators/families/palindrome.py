@@ -31,7 +31,9 @@ class Config(Knobs):
     alphabet_size: int = 3
 
     RANGES: ClassVar[Mapping[str, tuple[float, float]]] = {
-        "min_len": (3, 60), "max_len": (3, 60), "alphabet_size": (2, 26),
+        "min_len": (3, 60),
+        "max_len": (3, 60),
+        "alphabet_size": (2, 26),
     }
 
     def check(self) -> None:
@@ -61,9 +63,9 @@ def palindromic_substrings_max(text: str) -> tuple[int, set[str]]:
             lo, hi = lo - 1, hi + 1
         length = hi - lo - 1
         if length > best:
-            best, found = length, {text[lo + 1:hi]}
+            best, found = length, {text[lo + 1 : hi]}
         elif length == best and length > 0:
-            found.add(text[lo + 1:hi])
+            found.add(text[lo + 1 : hi])
     return best, found
 
 
@@ -88,13 +90,16 @@ def _longest_item(config: Config, rng: random.Random, letters: str) -> tuple[str
         n = rng.randint(config.min_len, config.max_len)
         size = rng.randint(max(3, n // 4), max(3, n // 2))
         half = "".join(rng.choice(letters) for _ in range((size + 1) // 2))
-        planted = half + half[::-1][size % 2:]
+        planted = half + half[::-1][size % 2 :]
         rest = n - len(planted)
         if rest < 0:
             continue
         left = rng.randint(0, rest)
-        text = ("".join(rng.choice(letters) for _ in range(left)) + planted
-                + "".join(rng.choice(letters) for _ in range(rest - left)))
+        text = (
+            "".join(rng.choice(letters) for _ in range(left))
+            + planted
+            + "".join(rng.choice(letters) for _ in range(rest - left))
+        )
         _, found = palindromic_substrings_max(text)
         if len(found) == 1:
             return text, found.pop()

@@ -35,8 +35,13 @@ class Config(Knobs):
     alphabet_size: int = 6
 
     RANGES: ClassVar[Mapping[str, tuple[float, float]]] = {
-        "min_literals": (1, 20), "max_literals": (1, 20), "n_stars": (0, 6), "n_questions": (0, 6),
-        "n_classes": (0, 6), "n_candidates": (2, len(LABELS)), "alphabet_size": (2, 26),
+        "min_literals": (1, 20),
+        "max_literals": (1, 20),
+        "n_stars": (0, 6),
+        "n_questions": (0, 6),
+        "n_classes": (0, 6),
+        "n_candidates": (2, len(LABELS)),
+        "alphabet_size": (2, 26),
     }
 
     def check(self) -> None:
@@ -51,18 +56,63 @@ class Config(Knobs):
 
 
 LEVELS: tuple[dict[str, object], ...] = (
-    {"min_literals": 3, "max_literals": 4, "n_stars": 1, "n_questions": 0, "n_classes": 0, "n_candidates": 3,
-     "alphabet_size": 8},
-    {"min_literals": 3, "max_literals": 5, "n_stars": 1, "n_questions": 1, "n_classes": 0, "n_candidates": 4,
-     "alphabet_size": 6},
-    {"min_literals": 4, "max_literals": 6, "n_stars": 1, "n_questions": 1, "n_classes": 1, "n_candidates": 5,
-     "alphabet_size": 5},
-    {"min_literals": 4, "max_literals": 7, "n_stars": 2, "n_questions": 1, "n_classes": 1, "n_candidates": 6,
-     "alphabet_size": 4, "negated_classes": True},
-    {"min_literals": 5, "max_literals": 8, "n_stars": 2, "n_questions": 2, "n_classes": 2, "n_candidates": 7,
-     "alphabet_size": 4, "negated_classes": True},
-    {"min_literals": 6, "max_literals": 10, "n_stars": 3, "n_questions": 2, "n_classes": 2, "n_candidates": 8,
-     "alphabet_size": 3, "negated_classes": True},
+    {
+        "min_literals": 3,
+        "max_literals": 4,
+        "n_stars": 1,
+        "n_questions": 0,
+        "n_classes": 0,
+        "n_candidates": 3,
+        "alphabet_size": 8,
+    },
+    {
+        "min_literals": 3,
+        "max_literals": 5,
+        "n_stars": 1,
+        "n_questions": 1,
+        "n_classes": 0,
+        "n_candidates": 4,
+        "alphabet_size": 6,
+    },
+    {
+        "min_literals": 4,
+        "max_literals": 6,
+        "n_stars": 1,
+        "n_questions": 1,
+        "n_classes": 1,
+        "n_candidates": 5,
+        "alphabet_size": 5,
+    },
+    {
+        "min_literals": 4,
+        "max_literals": 7,
+        "n_stars": 2,
+        "n_questions": 1,
+        "n_classes": 1,
+        "n_candidates": 6,
+        "alphabet_size": 4,
+        "negated_classes": True,
+    },
+    {
+        "min_literals": 5,
+        "max_literals": 8,
+        "n_stars": 2,
+        "n_questions": 2,
+        "n_classes": 2,
+        "n_candidates": 7,
+        "alphabet_size": 4,
+        "negated_classes": True,
+    },
+    {
+        "min_literals": 6,
+        "max_literals": 10,
+        "n_stars": 3,
+        "n_questions": 2,
+        "n_classes": 2,
+        "n_candidates": 8,
+        "alphabet_size": 3,
+        "negated_classes": True,
+    },
 )
 
 Token = tuple[str, str]
@@ -79,9 +129,9 @@ def tokenize(pattern: str) -> list[Token]:
             tokens.append(("any", ""))
         elif ch == "?":
             tokens.append(("one", ""))
-        elif ch == "[" and "]" in pattern[i + 2:]:
+        elif ch == "[" and "]" in pattern[i + 2 :]:
             end = pattern.index("]", i + 2)
-            body = pattern[i + 1:end]
+            body = pattern[i + 1 : end]
             tokens.append(("ncls", body[1:]) if body.startswith("!") else ("cls", body))
             i = end
         else:
@@ -133,8 +183,9 @@ def _build_pattern(config: Config, rng: random.Random, letters: str) -> list[Tok
         while True:
             pos = rng.randint(0, len(tokens))
             # No two stars side by side: "**" is just "*" and reads as a typo.
-            if special[0] == "any" and ((pos > 0 and tokens[pos - 1][0] == "any")
-                                        or (pos < len(tokens) and tokens[pos][0] == "any")):
+            if special[0] == "any" and (
+                (pos > 0 and tokens[pos - 1][0] == "any") or (pos < len(tokens) and tokens[pos][0] == "any")
+            ):
                 continue
             tokens.insert(pos, special)
             break
@@ -168,12 +219,12 @@ def _mutate(text: str, rng: random.Random, letters: str) -> str:
     op = rng.choice(("sub", "del", "ins", "swap"))
     i = rng.randrange(len(text)) if text else 0
     if op == "sub" and text:
-        return text[:i] + rng.choice(letters) + text[i + 1:]
+        return text[:i] + rng.choice(letters) + text[i + 1 :]
     if op == "del" and len(text) > 1:
-        return text[:i] + text[i + 1:]
+        return text[:i] + text[i + 1 :]
     if op == "swap" and len(text) > 1:
         i = min(i, len(text) - 2)
-        return text[:i] + text[i + 1] + text[i] + text[i + 2:]
+        return text[:i] + text[i + 1] + text[i] + text[i + 2 :]
     return text[:i] + rng.choice(letters) + text[i:]
 
 
@@ -205,7 +256,7 @@ def generate(config: Config, rng: random.Random) -> Problem:
             break
     else:
         raise ValueError("pattern_match: could not build a mixed candidate list")
-    labels = LABELS[:config.n_candidates]
+    labels = LABELS[: config.n_candidates]
     listing = "\n".join(f"{label}. {text}" for label, text in zip(labels, candidates))
     answer = ", ".join(label for label, ok in zip(labels, flags) if ok)
     question = (
@@ -217,8 +268,9 @@ def generate(config: Config, rng: random.Random) -> Problem:
         "Which candidates does the pattern match? Answer with the labels of all matching candidates, "
         "separated by commas (e.g. A, C)."
     )
-    return Problem(question=question, answer=answer,
-                   extra={"pattern": pattern, "candidates": candidates, "matches": flags})
+    return Problem(
+        question=question, answer=answer, extra={"pattern": pattern, "candidates": candidates, "matches": flags}
+    )
 
 
 FAMILY = Family(

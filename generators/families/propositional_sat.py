@@ -3,7 +3,9 @@
 Tests systematic search over truth assignments. About 40% of the items are unsatisfiable
 (formulas are drawn near the satisfiability threshold and then filtered to the wanted
 outcome), so guessing "satisfiable" does not pay, and a claimed assignment is verified
-clause by clause. Harder levels add variables, wider clauses and more clauses.
+clause by clause. An UNSAT claim must name a minimal unsatisfiable set of clauses (checked
+exactly), so the bare word "UNSAT" is not a constant that earns 40 %.
+Harder levels add variables, wider clauses and more clauses.
 Satisfiability is decided exactly by evaluating all 2^n assignments at once as bitsets.
 """
 
@@ -50,7 +52,7 @@ class Config(Knobs):
 
 
 LEVELS = (
-    {"num_vars": 3, "num_clauses": 7, "clause_width": 2},
+    {"num_vars": 4, "num_clauses": 9, "clause_width": 2},
     {"num_vars": 4, "num_clauses": 10, "clause_width": 2},
     {"num_vars": 5, "num_clauses": 23, "clause_width": 3},
     {"num_vars": 6, "num_clauses": 30, "clause_width": 3},
@@ -89,11 +91,30 @@ def models(n: int, clauses: list[Clause]) -> int:
 
 
 def satisfies(assignment: Mapping[int, bool], clauses: list[Clause]) -> bool:
-    return all(any(assignment[abs(l)] == (l > 0) for l in clause) for clause in clauses)
+    return all(any(assignment[abs(lit)] == (lit > 0) for lit in clause) for clause in clauses)
 
 
 def _render_clause(clause: Clause) -> str:
-    return "(" + " or ".join(f"x{l}" if l > 0 else f"not x{-l}" for l in clause) + ")"
+    return "(" + " or ".join(f"x{lit}" if lit > 0 else f"not x{-lit}" for lit in clause) + ")"
+
+
+def minimal_core(n: int, clauses: list[Clause]) -> list[int]:
+    """A minimal unsatisfiable subset (1-based clause numbers) by deletion: drop each clause
+    in turn and keep it dropped while the rest stays unsatisfiable."""
+    kept = list(range(len(clauses)))
+    for index in range(len(clauses)):
+        trial = [k for k in kept if k != index]
+        if not models(n, [clauses[k] for k in trial]):
+            kept = trial
+    return [k + 1 for k in kept]
+
+
+def is_minimal_core(n: int, clauses: list[Clause], numbers: list[int]) -> bool:
+    """The numbered clauses are unsatisfiable together and satisfiable without any one of them."""
+    chosen = [clauses[k - 1] for k in numbers]
+    if models(n, chosen):
+        return False
+    return all(models(n, chosen[:i] + chosen[i + 1 :]) for i in range(len(chosen)))
 
 
 def generate(config: Config, rng: random.Random) -> Problem:
@@ -113,21 +134,22 @@ def generate(config: Config, rng: random.Random) -> Problem:
         index = (found & -found).bit_length() - 1
         answer = ", ".join(f"x{j + 1}={'T' if index >> j & 1 else 'F'}" for j in range(n))
     else:
-        answer = "UNSAT"
-    formula = " and\n".join(_render_clause(c) for c in clauses)
+        answer = "UNSAT: " + ", ".join(map(str, minimal_core(n, clauses)))
+    formula = "\n".join(f"C{i}: {_render_clause(c)}" for i, c in enumerate(clauses, 1))
     example = ", ".join(f"x{j + 1}={'T' if j % 2 == 0 else 'F'}" for j in range(min(n, 3)))
     example += ", and so on" if n > 3 else ""
     question = (
-        f"Consider this formula over the variables x1 to x{n}:\n{formula}\n"
-        "Is there an assignment of true/false values that makes the whole formula true? If not, "
-        "answer UNSAT. If so, answer with a satisfying assignment that lists every variable "
-        f"exactly once as name=T or name=F, separated by commas, e.g. {example}."
+        f"Consider the conjunction (and) of these clauses over the variables x1 to x{n}:\n{formula}\n"
+        "Is there an assignment of true/false values that makes every clause true? If so, answer "
+        "with a satisfying assignment that lists every variable exactly once as name=T or name=F, "
+        f"separated by commas, e.g. {example}. If not, answer UNSAT followed by the numbers of a "
+        "smallest-by-inclusion set of clauses that already cannot all be true together (dropping "
+        "any one of them would make the rest satisfiable), e.g. UNSAT: 2, 5, 7."
     )
     return Problem(
         question=question,
         answer=answer,
-        extra={"num_vars": n, "clauses": clauses, "satisfiable": bool(found),
-               "num_models": bin(found).count("1")},
+        extra={"num_vars": n, "clauses": clauses, "satisfiable": bool(found), "num_models": bin(found).count("1")},
     )
 
 
@@ -143,7 +165,21 @@ def _instance(item: Mapping[str, Any]) -> Mapping[str, Any]:
 _PAIR = re.compile(r"\bx(\d+)\s*(?:=|:|is)\s*(true|false|t|f|1|0)\b", re.IGNORECASE)
 _UNSAT = re.compile(r"\bunsat(?:isfiable)?\b", re.IGNORECASE)
 _TRUE = {"true", "t", "1"}
-_UNSAT_WORDS = ("unsat", "unsatisfiable")
+_CLAUSE_NUMBER = re.compile(r"c?(\d{1,6})")
+
+
+def _core_numbers(claim: str) -> list[int] | None:
+    """Clause numbers of an "UNSAT: 2, 5, 7" claim (already normalised), else None."""
+    for word in ("unsatisfiable", "unsat"):
+        if claim.startswith(word):
+            rest = claim[len(word) :].lstrip(" :=-").replace(",", " ").split()
+            break
+    else:
+        return None
+    matches = [_CLAUSE_NUMBER.fullmatch(token) for token in rest]
+    if not matches or not all(matches):
+        return None
+    return [int(match.group(1)) for match in matches if match]
 
 
 def score(answer_text: str, item: Mapping[str, Any]) -> float:
@@ -153,12 +189,15 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
 
         data = _instance(item)
         n = int(data["num_vars"])
-        clauses = [[int(l) for l in c] for c in data["clauses"]]
+        clauses = [[int(lit) for lit in c] for c in data["clauses"]]
         text = extract_answer(answer_text)
         pairs = _PAIR.findall(text)
         claims_unsat = _UNSAT.search(text) is not None
         if not bool(data["satisfiable"]):
-            return 1.0 if normalize_text(text) in _UNSAT_WORDS else 0.0
+            numbers = _core_numbers(normalize_text(text)) if len(text) <= 4000 else None
+            if not numbers or len(set(numbers)) != len(numbers) or not all(1 <= k <= len(clauses) for k in numbers):
+                return 0.0
+            return 1.0 if is_minimal_core(n, clauses, numbers) else 0.0
         if claims_unsat:
             return 0.0
         assignment: dict[int, bool] = {}
@@ -178,13 +217,15 @@ def wrong_answers(item: Mapping[str, Any]) -> list[str]:
     """UNSAT for a satisfiable formula, else a falsifying assignment (and the swap)."""
     data = _instance(item)
     n = int(data["num_vars"])
-    clauses = [[int(l) for l in c] for c in data["clauses"]]
+    clauses = [[int(lit) for lit in c] for c in data["clauses"]]
     falsifying = ((1 << (1 << n)) - 1) & ~models(n, clauses)
     index = (falsifying & -falsifying).bit_length() - 1
     assignment = ", ".join(f"x{j + 1}={'T' if index >> j & 1 else 'F'}" for j in range(n))
     if bool(data["satisfiable"]):
         return ["UNSAT", assignment]
-    return [assignment]
+    core = minimal_core(n, clauses)
+    everything = "UNSAT: " + ", ".join(str(k) for k in range(1, len(clauses) + 1))
+    return [assignment, "UNSAT", everything] if len(core) < len(clauses) else [assignment, "UNSAT"]
 
 
 FAMILY = Family(
@@ -196,5 +237,6 @@ FAMILY = Family(
     answer_kind="text",
     score=score,
     notes="Any satisfying assignment scores 1; the gold one is the model with the smallest "
-    "index (x1 as the lowest bit). UNSAT items need exactly the word UNSAT.",
+    "index (x1 as the lowest bit). UNSAT items need UNSAT and a minimal unsatisfiable set of "
+    "clauses (any such set scores 1; the gold one is found by deleting clauses in order).",
 )

@@ -87,8 +87,7 @@ def generate(config: Config, rng: random.Random) -> Problem:
         equation = f"{_polynomial(coefficients)} = 0"
     roots = sorted({r1, r2})
     question = (
-        f"Find all real solutions of {equation}. List the distinct solutions in increasing order, "
-        "separated by commas."
+        f"Find all real solutions of {equation}. List the distinct solutions in increasing order, separated by commas."
     )
     return Problem(question, ", ".join(str(r) for r in roots), {"equation": equation})
 
@@ -98,7 +97,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
         got = parse_roots(extract_answer(answer_text))
         want = parse_roots(str(item["answer"]))
         return 1.0 if got is not None and got == want else 0.0
-    except Exception:  # noqa: BLE001 - scoring never raises
+    except Exception:
         return 0.0
 
 

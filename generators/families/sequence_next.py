@@ -16,7 +16,15 @@ from generators.base import Family, Knobs, Problem
 NAME = "sequence_next"
 
 _RULES = ("arithmetic", "geometric", "quadratic", "fibonacci", "interleaved", "alternating", "cubic")
-_MIN_TERMS = {"arithmetic": 3, "geometric": 3, "quadratic": 4, "fibonacci": 4, "interleaved": 6, "alternating": 5, "cubic": 5}
+_MIN_TERMS = {
+    "arithmetic": 3,
+    "geometric": 3,
+    "quadratic": 4,
+    "fibonacci": 4,
+    "interleaved": 6,
+    "alternating": 5,
+    "cubic": 5,
+}
 
 
 @dataclass(frozen=True)
@@ -44,9 +52,27 @@ LEVELS = (
     {"rules": "arithmetic", "terms_shown": 5, "max_start": 100, "max_step": 20},
     {"rules": "arithmetic,geometric", "terms_shown": 5, "max_start": 100, "max_step": 30},
     {"rules": "arithmetic,geometric,quadratic", "terms_shown": 5, "max_start": 50, "max_step": 12, "negative": True},
-    {"rules": "geometric,quadratic,fibonacci,alternating", "terms_shown": 6, "max_start": 50, "max_step": 15, "negative": True},
-    {"rules": "quadratic,fibonacci,interleaved,alternating", "terms_shown": 7, "max_start": 100, "max_step": 20, "negative": True},
-    {"rules": "fibonacci,interleaved,alternating,cubic", "terms_shown": 7, "max_start": 200, "max_step": 30, "negative": True},
+    {
+        "rules": "geometric,quadratic,fibonacci,alternating",
+        "terms_shown": 6,
+        "max_start": 50,
+        "max_step": 15,
+        "negative": True,
+    },
+    {
+        "rules": "quadratic,fibonacci,interleaved,alternating",
+        "terms_shown": 7,
+        "max_start": 100,
+        "max_step": 20,
+        "negative": True,
+    },
+    {
+        "rules": "fibonacci,interleaved,alternating,cubic",
+        "terms_shown": 7,
+        "max_start": 200,
+        "max_step": 30,
+        "negative": True,
+    },
 )
 
 

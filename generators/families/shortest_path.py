@@ -52,14 +52,12 @@ class Config(Knobs):
 
 
 LEVELS = (
-    {"num_nodes": 4, "extra_edges": 1, "max_weight": 9},
-    {"num_nodes": 6, "extra_edges": 3, "max_weight": 9, "min_hops": 2},
-    {"num_nodes": 8, "extra_edges": 5, "max_weight": 12, "min_hops": 2, "detour_trap": True},
+    {"num_nodes": 4, "extra_edges": 1, "max_weight": 30},
+    {"num_nodes": 6, "extra_edges": 3, "max_weight": 30, "min_hops": 2},
+    {"num_nodes": 8, "extra_edges": 5, "max_weight": 30, "min_hops": 2, "detour_trap": True},
     {"num_nodes": 10, "extra_edges": 8, "max_weight": 15, "min_hops": 3, "detour_trap": True},
-    {"num_nodes": 13, "extra_edges": 12, "max_weight": 20, "min_hops": 3, "directed": True,
-     "detour_trap": True},
-    {"num_nodes": 17, "extra_edges": 18, "max_weight": 30, "min_hops": 4, "directed": True,
-     "detour_trap": True},
+    {"num_nodes": 13, "extra_edges": 12, "max_weight": 20, "min_hops": 3, "directed": True, "detour_trap": True},
+    {"num_nodes": 17, "extra_edges": 18, "max_weight": 30, "min_hops": 4, "directed": True, "detour_trap": True},
 )
 
 
@@ -141,7 +139,7 @@ def generate(config: Config, rng: random.Random) -> Problem:
         for s in range(n):
             dist = dijkstra(adj, s)
             hop_count = _shortest_hops(adj, s, dist)
-            hops, hop_weight = _hop_stats(adj, s)
+            _hops, hop_weight = _hop_stats(adj, s)
             for t in range(n):
                 if t == s or dist[t] == float("inf") or hop_count[t] < config.min_hops:
                     continue
@@ -167,8 +165,7 @@ def generate(config: Config, rng: random.Random) -> Problem:
     return Problem(
         question=question,
         answer=str(distance),
-        extra={"edges": [list(e) for e in edges], "source": names[s], "target": names[t],
-               "directed": config.directed},
+        extra={"edges": [list(e) for e in edges], "source": names[s], "target": names[t], "directed": config.directed},
     )
 
 

@@ -47,10 +47,8 @@ LEVELS = (
     {"count": 8, "max_abs": 100, "order": "either"},
     {"count": 12, "max_abs": 1000, "negatives": True, "order": "either"},
     {"count": 18, "max_abs": 1000, "negatives": True, "duplicates": True, "order": "either"},
-    {"count": 25, "max_abs": 10_000, "negatives": True, "decimals": 1, "duplicates": True,
-     "order": "either"},
-    {"count": 40, "max_abs": 100_000, "negatives": True, "decimals": 2, "duplicates": True,
-     "order": "either"},
+    {"count": 25, "max_abs": 10_000, "negatives": True, "decimals": 1, "duplicates": True, "order": "either"},
+    {"count": 40, "max_abs": 100_000, "negatives": True, "decimals": 2, "duplicates": True, "order": "either"},
 )
 
 

@@ -34,8 +34,8 @@ class Config(Knobs):
 
 
 LEVELS = (
-    {"num_nodes": 4, "extra_edges": 2, "max_weight": 9},
-    {"num_nodes": 5, "extra_edges": 3, "max_weight": 12, "cycle_trap": True},
+    {"num_nodes": 4, "extra_edges": 2, "max_weight": 25},
+    {"num_nodes": 5, "extra_edges": 3, "max_weight": 25, "cycle_trap": True},
     {"num_nodes": 7, "extra_edges": 5, "max_weight": 15, "cycle_trap": True},
     {"num_nodes": 9, "extra_edges": 8, "max_weight": 20, "cycle_trap": True},
     {"num_nodes": 12, "extra_edges": 12, "max_weight": 25, "cycle_trap": True},
@@ -85,8 +85,9 @@ def generate(config: Config, rng: random.Random) -> Problem:
             break
     names = string.ascii_uppercase
     rng.shuffle(edges)
-    lines = [f"{names[a]} - {names[b]}: {w}" if rng.random() < 0.5 else f"{names[b]} - {names[a]}: {w}"
-             for a, b, w in edges]
+    lines = [
+        f"{names[a]} - {names[b]}: {w}" if rng.random() < 0.5 else f"{names[b]} - {names[a]}: {w}" for a, b, w in edges
+    ]
     question = (
         f"Towns {', '.join(names[:n])} can be linked by building the roads below (cost after the "
         "colon):\n" + "\n".join(lines) + "\n"

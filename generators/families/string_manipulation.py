@@ -35,7 +35,11 @@ class Config(Knobs):
     """Chance that the question ends by counting a letter in the final string."""
 
     RANGES: ClassVar[Mapping[str, tuple[float, float]]] = {
-        "min_words": (1, 12), "max_words": (1, 12), "min_ops": (1, 8), "max_ops": (1, 8), "tier": (1, 3),
+        "min_words": (1, 12),
+        "max_words": (1, 12),
+        "min_ops": (1, 8),
+        "max_ops": (1, 8),
+        "tier": (1, 3),
         "count_probability": (0.0, 1.0),
     }
 
@@ -81,14 +85,20 @@ def _make_op(name: str, s: str, rng: random.Random) -> Op:
     if name == "lower":
         return "Convert every letter to lowercase.", str.lower
     if name == "reverse_each":
-        return ("Reverse the letters inside each word, keeping the words in their order.",
-                lambda t: " ".join(w[::-1] for w in t.split()))
+        return (
+            "Reverse the letters inside each word, keeping the words in their order.",
+            lambda t: " ".join(w[::-1] for w in t.split()),
+        )
     if name == "capitalize":
-        return ("Make the first letter of every word uppercase and all its other letters lowercase.",
-                lambda t: " ".join(w[:1].upper() + w[1:].lower() for w in t.split()))
+        return (
+            "Make the first letter of every word uppercase and all its other letters lowercase.",
+            lambda t: " ".join(w[:1].upper() + w[1:].lower() for w in t.split()),
+        )
     if name == "remove_vowels":
-        return ("Delete every vowel (a, e, i, o, u, in either case); y is not a vowel.",
-                lambda t: "".join(c for c in t if c not in VOWELS))
+        return (
+            "Delete every vowel (a, e, i, o, u, in either case); y is not a vowel.",
+            lambda t: "".join(c for c in t if c not in VOWELS),
+        )
     if name == "replace":
         letters = sorted({c for c in s if c.isalpha()})
         old = rng.choice(letters) if letters else "a"
@@ -101,25 +111,54 @@ def _make_op(name: str, s: str, rng: random.Random) -> Op:
     if name == "rotate_words":
         k = rng.randint(1, 3)
         what = "first word" if k == 1 else f"first {k} words"
-        return (f"Move the {what} to the end of the string, keeping the order of the moved words.",
-                lambda t: " ".join(t.split()[k:] + t.split()[:k]))
+        return (
+            f"Move the {what} to the end of the string, keeping the order of the moved words.",
+            lambda t: " ".join(t.split()[k:] + t.split()[:k]),
+        )
     if name == "alternate_case":
-        return ("Make the characters at odd positions (1st, 3rd, 5th, ...) uppercase and those at even positions "
-                "lowercase, counting every character including spaces.", _alternate_case)
+        return (
+            "Make the characters at odd positions (1st, 3rd, 5th, ...) uppercase and those at even positions "
+            "lowercase, counting every character including spaces.",
+            _alternate_case,
+        )
     if name == "drop_every":
         k = rng.randint(2, 4)
         ordinal = {2: "2nd", 3: "3rd", 4: "4th"}[k]
-        return (f"Delete every {ordinal} character (positions {k}, {2 * k}, {3 * k}, ... counted from 1 in the "
-                "current string, including spaces).", lambda t: _drop_every(t, k))
+        return (
+            f"Delete every {ordinal} character (positions {k}, {2 * k}, {3 * k}, ... counted from 1 in the "
+            "current string, including spaces).",
+            lambda t: _drop_every(t, k),
+        )
     raise ValueError(f"unknown op {name}")
 
 
 TIER_OPS: tuple[tuple[str, ...], ...] = (
     ("reverse_string", "reverse_words", "upper"),
-    ("reverse_string", "reverse_words", "upper", "lower", "reverse_each", "capitalize", "remove_vowels", "replace",
-     "sort_words"),
-    ("reverse_string", "reverse_words", "upper", "lower", "reverse_each", "capitalize", "remove_vowels", "replace",
-     "sort_words", "rotate_words", "alternate_case", "drop_every"),
+    (
+        "reverse_string",
+        "reverse_words",
+        "upper",
+        "lower",
+        "reverse_each",
+        "capitalize",
+        "remove_vowels",
+        "replace",
+        "sort_words",
+    ),
+    (
+        "reverse_string",
+        "reverse_words",
+        "upper",
+        "lower",
+        "reverse_each",
+        "capitalize",
+        "remove_vowels",
+        "replace",
+        "sort_words",
+        "rotate_words",
+        "alternate_case",
+        "drop_every",
+    ),
 )
 
 
@@ -130,10 +169,7 @@ def _clean(s: str) -> bool:
 def _sort_is_ambiguous(s: str) -> bool:
     words = s.split()
     by_lower: dict[str, str] = {}
-    for w in words:
-        if by_lower.setdefault(w.lower(), w) != w:
-            return True
-    return False
+    return any(by_lower.setdefault(w.lower(), w) != w for w in words)
 
 
 def generate(config: Config, rng: random.Random) -> Problem:
@@ -168,14 +204,17 @@ def generate(config: Config, rng: random.Random) -> Problem:
         source = current if rng.random() < 0.8 and any(c.isalpha() for c in current) else start
         letter = rng.choice(sorted({c.lower() for c in source if c.isalpha()}))
         answer = str(current.lower().count(letter))
-        ask = (f"After the last step, how many times does the letter '{letter}' (in either case) occur in the "
-               "string? Answer with a single integer.")
+        ask = (
+            f"After the last step, how many times does the letter '{letter}' (in either case) occur in the "
+            "string? Answer with a single integer."
+        )
     else:
         answer = current
-        ask = ("Answer with the final string only, exactly (letter case and single spaces matter), "
-               "without quotes.")
-    question = (f"Start with the string: \"{start}\"\n"
-                f"Apply these operations in order, each to the result of the previous one:\n{listing}\n\n{ask}")
+        ask = "Answer with the final string only, exactly (letter case and single spaces matter), without quotes."
+    question = (
+        f'Start with the string: "{start}"\n'
+        f"Apply these operations in order, each to the result of the previous one:\n{listing}\n\n{ask}"
+    )
     return Problem(question=question, answer=answer, extra={"start": start, "steps": steps, "final": current})
 
 

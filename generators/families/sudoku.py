@@ -13,7 +13,7 @@ import random
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from typing import Any, ClassVar
 
 from generators.base import Family, Knobs, Problem
@@ -37,7 +37,9 @@ class Config(Knobs):
     max_holes: int = 7
 
     RANGES: ClassVar[Mapping[str, tuple[float, float]]] = {
-        "size": (4, 9), "min_holes": (1, 64), "max_holes": (1, 64),
+        "size": (4, 9),
+        "min_holes": (1, 64),
+        "max_holes": (1, 64),
     }
 
     def check(self) -> None:
@@ -59,16 +61,16 @@ LEVELS: tuple[dict[str, object], ...] = (
 )
 
 
-@lru_cache(maxsize=None)
+@cache
 def _units(size: int) -> tuple[tuple[int, int, int], ...]:
     """For each cell index: (row, column, box) indices."""
     br, bc = BOXES[size]
-    return tuple((i // size, i % size, (i // size) // br * (size // bc) + (i % size) // bc)
-                 for i in range(size * size))
+    return tuple((i // size, i % size, (i // size) // br * (size // bc) + (i % size) // bc) for i in range(size * size))
 
 
-def count_solutions(grid: list[int], size: int, limit: int = 2, node_cap: int = NODE_CAP,
-                    exclude: tuple[int, int] | None = None) -> int | None:
+def count_solutions(
+    grid: list[int], size: int, limit: int = 2, node_cap: int = NODE_CAP, exclude: tuple[int, int] | None = None
+) -> int | None:
     """Number of completions of ``grid`` (0 = empty), stopping at ``limit``.
 
     Returns ``None`` when the node cap is exhausted first (unknown). Digits are bits
@@ -119,7 +121,7 @@ def count_solutions(grid: list[int], size: int, limit: int = 2, node_cap: int = 
         if best_count == 0:
             return False
         cell = remaining[best_i]
-        rest = remaining[:best_i] + remaining[best_i + 1:]
+        rest = remaining[:best_i] + remaining[best_i + 1 :]
         r, c, b = units[cell]
         mask = best_mask
         while mask:
@@ -142,12 +144,13 @@ def count_solutions(grid: list[int], size: int, limit: int = 2, node_cap: int = 
     return found
 
 
-@lru_cache(maxsize=None)
+@cache
 def _members(size: int) -> tuple[tuple[tuple[int, ...], ...], ...]:
     """``_members(size)[kind][unit]``: the cells of row/column/box ``unit`` (kind 0/1/2)."""
     units = _units(size)
-    return tuple(tuple(tuple(i for i in range(size * size) if units[i][kind] == u) for u in range(size))
-                 for kind in range(3))
+    return tuple(
+        tuple(tuple(i for i in range(size * size) if units[i][kind] == u) for u in range(size)) for kind in range(3)
+    )
 
 
 def _forced(puzzle: list[int], size: int, cell: int, digit: int, used: list[list[int]]) -> bool:
@@ -170,8 +173,7 @@ def _forced(puzzle: list[int], size: int, cell: int, digit: int, used: list[list
         return True
     members = _members(size)
     for kind in range(3):
-        if not any(i != cell and not puzzle[i] and candidates(i) & bit
-                   for i in members[kind][units[cell][kind]]):
+        if not any(i != cell and not puzzle[i] and candidates(i) & bit for i in members[kind][units[cell][kind]]):
             return True
     return False
 
@@ -201,7 +203,7 @@ def render(grid: list[int], size: int) -> str:
         if r and r % br == 0:
             lines.append("-+-".join("-" * (2 * bc - 1) for _ in range(size // bc)))
         cells = [str(grid[r * size + c]) if grid[r * size + c] else "." for c in range(size)]
-        lines.append(" | ".join(" ".join(cells[s:s + bc]) for s in range(0, size, bc)))
+        lines.append(" | ".join(" ".join(cells[s : s + bc]) for s in range(0, size, bc)))
     return "\n".join(lines)
 
 
@@ -233,7 +235,7 @@ def generate(config: Config, rng: random.Random) -> Problem:
                 used[kind][units[cell][kind]] |= 1 << (digit - 1)
     br, bc = BOXES[size]
     rows = ["".join(str(solution[r * size + c]) for c in range(size)) for r in range(size)]
-    example = ",".join(["".join(str((c % size) + 1) for c in range(size))] + ["..."])
+    example = ",".join(["".join(str(c % size + 1) for c in range(size)), "..."])
     question = (
         f"Solve this {size}x{size} Sudoku. Fill every '.' with a digit from 1 to {size} so that each row, each "
         f"column and each {br}x{bc} box (outlined) contains every digit from 1 to {size} exactly once. "
@@ -242,8 +244,11 @@ def generate(config: Config, rng: random.Random) -> Problem:
         f"Answer with the completed grid on one line: the {size} rows from top to bottom, each written as "
         f"{size} digits without spaces, rows separated by commas (like {example})."
     )
-    return Problem(question=question, answer=",".join(rows),
-                   extra={"size": size, "puzzle": "".join(str(v) for v in puzzle), "holes": holes})
+    return Problem(
+        question=question,
+        answer=",".join(rows),
+        extra={"size": size, "puzzle": "".join(str(v) for v in puzzle), "holes": holes},
+    )
 
 
 def _grid_digits(text: str, size: int) -> str | None:
@@ -255,7 +260,7 @@ def _last_grid_block(text: str, size: int) -> str | None:
     """The last run of ``size`` consecutive lines that each hold exactly ``size`` digits."""
     rows = [re.sub(r"[^0-9]", "", line) for line in text.splitlines()]
     for end in range(len(rows), size - 1, -1):
-        block = rows[end - size:end]
+        block = rows[end - size : end]
         if all(len(row) == size for row in block):
             return "".join(block)
     return None
@@ -280,7 +285,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
         if count_solutions(grid, size, limit=1) != 1:
             return 0.0
         return 1.0
-    except Exception:  # noqa: BLE001 - a scorer must never raise on model output
+    except Exception:
         return 0.0
 
 
@@ -293,6 +298,6 @@ FAMILY = Family(
     answer_kind="list",
     score=score,
     notes="Uniqueness is checked by a capped solver (NODE_CAP nodes per check, SEARCH_BUDGET checks per "
-          "puzzle; forced cells need no search). A removal that cannot be confirmed keeps its given, so an item "
-          "may have fewer holes than requested (metadata 'holes' is the real count).",
+    "puzzle; forced cells need no search). A removal that cannot be confirmed keeps its given, so an item "
+    "may have fewer holes than requested (metadata 'holes' is the real count).",
 )

@@ -1,4 +1,4 @@
-"""Categorical syllogisms and chains of them (sorites): valid or invalid?
+"""Categorical syllogisms and chains of them (sorites): which conclusions follow?
 
 Tests deductive validity independent of world knowledge: the terms are nonsense words.
 Validity is decided exactly on Venn-diagram regions: universal statements empty a set of
@@ -7,10 +7,17 @@ premises plus its negation are unsatisfiable. Harder levels chain more premises,
 "some"/"some ... not" forms, shuffle the premises, add irrelevant premises, and drop the
 assumption that every kind has members (so, for instance, "all A are B" no longer gives
 "some A are B").
+
+Each item lists several candidate conclusions (about any two terms, none a restated
+premise) and asks for the set of those that follow, so a fixed answer ("A", "none",
+"valid") earns little: how many follow is drawn with weights that keep every exact set
+rare.
 """
 
 from __future__ import annotations
 
+import functools
+import math
 import random
 from dataclasses import dataclass
 from typing import ClassVar
@@ -20,9 +27,30 @@ from generators.base import Family, Knobs, Problem
 NAME = "syllogism"
 
 _TERMS = (
-    "blickets", "wugs", "daxes", "feps", "toves", "zorbs", "glorps", "snarks", "plinks",
-    "murks", "quibs", "vords", "frells", "grobs", "yints", "kelts", "norbs", "spleeks",
-    "tharns", "drobes", "mimsies", "borogs", "jubjubs", "whiffles",
+    "blickets",
+    "wugs",
+    "daxes",
+    "feps",
+    "toves",
+    "zorbs",
+    "glorps",
+    "snarks",
+    "plinks",
+    "murks",
+    "quibs",
+    "vords",
+    "frells",
+    "grobs",
+    "yints",
+    "kelts",
+    "norbs",
+    "spleeks",
+    "tharns",
+    "drobes",
+    "mimsies",
+    "borogs",
+    "jubjubs",
+    "whiffles",
 )
 _MAX_TRIES = 400
 
@@ -30,6 +58,10 @@ Statement = tuple[str, int, int]
 """``(form, subject, predicate)`` with form in A (all), E (no), I (some), O (some not)."""
 
 _NEGATION = {"A": "O", "O": "A", "E": "I", "I": "E"}
+_LETTERS = "ABCDE"
+_FOLLOW_WEIGHTS = {shown: tuple(math.comb(shown, k) for k in range(shown + 1)) for shown in range(2, 6)}
+"""Weights of how many shown conclusions follow (index = count): binomial, so that every
+set of letters, "none" included, is equally likely (1 in 16 with four shown)."""
 
 
 @dataclass(frozen=True)
@@ -42,12 +74,13 @@ class Config(Knobs):
     shuffled: bool = False
     distractors: int = 0
     """Premises about an extra term that the conclusion does not depend on."""
-    valid_rate: float = 0.5
+    shown: int = 4
+    """Candidate conclusions listed; the answer is the set of those that follow."""
 
     RANGES: ClassVar = {
         "num_premises": (2, 5),
         "distractors": (0, 2),
-        "valid_rate": (0.0, 1.0),
+        "shown": (2, 5),
     }
 
 
@@ -55,15 +88,13 @@ LEVELS = (
     {"num_premises": 2},
     {"num_premises": 2, "particular": True},
     {"num_premises": 3, "particular": True, "shuffled": True},
-    {"num_premises": 3, "particular": True, "shuffled": True, "existential_import": False,
-     "distractors": 1},
-    {"num_premises": 4, "particular": True, "shuffled": True, "existential_import": False,
-     "distractors": 1},
-    {"num_premises": 5, "particular": True, "shuffled": True, "existential_import": False,
-     "distractors": 2},
+    {"num_premises": 3, "particular": True, "shuffled": True, "existential_import": False, "distractors": 1},
+    {"num_premises": 4, "particular": True, "shuffled": True, "existential_import": False, "distractors": 1},
+    {"num_premises": 5, "particular": True, "shuffled": True, "existential_import": False, "distractors": 2},
 )
 
 
+@functools.cache
 def _region_mask(num_terms: int, subject: int, predicate: int, predicate_in: bool) -> int:
     """Regions (bit patterns of term membership) inside subject and in/out of predicate."""
     mask = 0
@@ -90,9 +121,53 @@ def consistent(statements: list[Statement], num_terms: int, existential_import: 
     return all(need & allowed for need in needs)
 
 
+class _Entailment:
+    """What a consistent set of premises leaves possible, to test many conclusions fast.
+
+    A conclusion follows iff adding its negation leaves no model. A particular negation
+    (I/O) needs one allowed region: one AND. A universal negation (A/E) empties regions:
+    every particular requirement must still find an allowed one.
+    """
+
+    __slots__ = ("allowed", "needs", "num_terms")
+
+    def __init__(self, premises: list[Statement], num_terms: int, existential_import: bool) -> None:
+        empty = 0
+        needs: list[int] = []
+        for form, s, p in premises:
+            mask = _region_mask(num_terms, s, p, form in ("E", "I"))
+            if form in ("A", "E"):
+                empty |= mask
+            else:
+                needs.append(mask)
+        if existential_import:
+            needs.extend(_region_mask(num_terms, t, t, True) for t in range(num_terms))
+        self.allowed = ((1 << (1 << num_terms)) - 1) & ~empty
+        self.needs = needs
+        self.num_terms = num_terms
+
+    def consistent(self) -> bool:
+        return all(need & self.allowed for need in self.needs)
+
+    def follows(self, conclusion: Statement) -> bool:
+        form, s, p = conclusion
+        negation = _NEGATION[form]
+        mask = _region_mask(self.num_terms, s, p, negation in ("E", "I"))
+        if negation in ("I", "O"):
+            return not mask & self.allowed
+        allowed = self.allowed & ~mask
+        return not all(need & allowed for need in self.needs)
+
+
+@functools.cache
+def _candidates(num_terms: int) -> tuple[Statement, ...]:
+    """Every statement about two distinct terms among the first ``num_terms``."""
+    return tuple((f, s, p) for f in "AEIO" for s in range(num_terms) for p in range(num_terms) if s != p)
+
+
 def valid(premises: list[Statement], conclusion: Statement, num_terms: int, existential_import: bool) -> bool:
     form, s, p = conclusion
-    return not consistent(premises + [(_NEGATION[form], s, p)], num_terms, existential_import)
+    return not consistent([*premises, (_NEGATION[form], s, p)], num_terms, existential_import)
 
 
 def _phrase(statement: Statement, terms: list[str]) -> str:
@@ -128,15 +203,15 @@ def _valid_chain(particular: bool, k: int, rng: random.Random) -> list[Statement
     if shape == "A":
         chain = forward
     elif shape == "E":
-        chain = forward[:-1] + [("E", k - 1, k)]
+        chain = [*forward[:-1], ("E", k - 1, k)]
     elif shape == "I":
-        chain = [("I", 0, 1)] + forward[1:]
+        chain = [("I", 0, 1), *forward[1:]]
     elif shape == "O":
-        chain = [("I", 0, 1)] + forward[1:-1] + [("E", k - 1, k)]
+        chain = [("I", 0, 1), *forward[1:-1], ("E", k - 1, k)]
     elif shape == "E2":
-        chain = [("E", 0, 1)] + backward
+        chain = [("E", 0, 1), *backward]
     else:  # O2: some T0 are not T1, and Tk is inside T1
-        chain = [("O", 0, 1)] + backward
+        chain = [("O", 0, 1), *backward]
     # "No"/"some" statements read the same both ways round.
     return [(f, b, a) if f in ("E", "I") and rng.random() < 0.5 else (f, a, b) for f, a, b in chain]
 
@@ -173,28 +248,56 @@ def _draw(config: Config, want_valid: bool, rng: random.Random) -> tuple[list[St
     return premises, num_terms
 
 
+def _pick_conclusions(
+    premises: list[Statement], num_terms: int, config: Config, wanted: int, rng: random.Random
+) -> tuple[list[Statement], list[Statement]] | None:
+    """``wanted`` conclusions that follow and ``shown - wanted`` that do not, or None.
+
+    Candidates are any form over any ordered pair of chain terms that is not a premise,
+    tried in random order until both quotas are met (most items need a handful of checks).
+    """
+    given = set(premises)
+    good: list[Statement] = []
+    bad: list[Statement] = []
+    tried: set[Statement] = set()
+    need_bad = config.shown - wanted
+    # Conclusions about the chain's terms (not the distractors), where most that follow are.
+    candidates = _candidates(config.num_premises + 1)
+    entailment = _Entailment(premises, num_terms, config.existential_import)
+    attempts = 2 * len(candidates)
+    while (len(good) < wanted or len(bad) < need_bad) and attempts:
+        attempts -= 1
+        candidate = rng.choice(candidates)
+        if candidate in given or candidate in tried:
+            continue
+        tried.add(candidate)
+        if entailment.follows(candidate):
+            if len(good) < wanted:
+                good.append(candidate)
+        elif len(bad) < need_bad:
+            bad.append(candidate)
+    if len(good) < wanted or len(bad) < need_bad:
+        return None
+    return good, bad
+
+
 def generate(config: Config, rng: random.Random) -> Problem:
-    want_valid = rng.random() < config.valid_rate
+    # How many of the shown conclusions follow, weighted so that every exact set of
+    # letters (and "none") is equally likely, whatever a policy answers without reading.
+    wanted = rng.choices(range(config.shown + 1), weights=_FOLLOW_WEIGHTS[config.shown])[0]
     imp = config.existential_import
-    end = config.num_premises
     for _ in range(_MAX_TRIES):
-        premises, num_terms = _draw(config, want_valid, rng)
+        premises, num_terms = _draw(config, wanted > 0, rng)
         if not consistent(premises, num_terms, imp):
             continue
-        candidates = [(f, s, p) for f in "AEIO" for s, p in ((0, end), (end, 0))]
-        good = [c for c in candidates if valid(premises, c, num_terms, imp)]
-        bad = [c for c in candidates if c not in good]
-        if want_valid and good:
-            conclusion = rng.choice(good)
-            break
-        if not want_valid and bad:
-            # Prefer near misses: same form or same subject as a valid conclusion.
-            near = [c for c in bad if any(c[0] == g[0] or c[1:] == g[1:] for g in good)]
-            conclusion = rng.choice(near if near and rng.random() < 0.7 else bad)
+        picked = _pick_conclusions(premises, num_terms, config, wanted, rng)
+        if picked is not None:
             break
     else:
-        raise ValueError(f"{NAME}: no instance with the wanted validity in {_MAX_TRIES} draws")
-    is_valid = valid(premises, conclusion, num_terms, imp)
+        raise ValueError(f"{NAME}: no instance with {wanted} following conclusions in {_MAX_TRIES} draws")
+    good, bad = picked
+    options = good + bad
+    rng.shuffle(options)
     terms = rng.sample(_TERMS, num_terms)
     shown = list(premises)
     if config.shuffled:
@@ -205,18 +308,23 @@ def generate(config: Config, rng: random.Random) -> Problem:
         else 'Do not assume that any kind has members: "All X are Y" is true even when there are '
         'no X, and "Some X are Y" means at least one X is a Y.'
     )
+    letters = _LETTERS[: len(options)]
+    follow = sorted(letter for letter, option in zip(letters, options, strict=True) if option in good)
     question = (
         "Premises:\n"
         + "\n".join(f"{i + 1}. {_phrase(st, terms)}" for i, st in enumerate(shown))
-        + f"\nConclusion: {_phrase(conclusion, terms)}\n{assumption}\n"
-        "Does the conclusion follow necessarily from the premises? Answer with valid or invalid."
+        + "\nCandidate conclusions:\n"
+        + "\n".join(f"{letter}. {_phrase(option, terms)}" for letter, option in zip(letters, options, strict=True))
+        + f"\n{assumption}\n"
+        "Which candidate conclusions follow necessarily from the premises? Answer with the letters "
+        "of all that follow, separated by commas (e.g. A, C), or none if none of them follows."
     )
     return Problem(
         question=question,
-        answer="valid" if is_valid else "invalid",
+        answer=", ".join(follow) if follow else "none",
         extra={
             "premises": [[f, terms[s], terms[p]] for f, s, p in shown],
-            "conclusion": [conclusion[0], terms[conclusion[1]], terms[conclusion[2]]],
+            "conclusions": [[f, terms[s], terms[p]] for f, s, p in options],
             "existential_import": imp,
         },
     )
@@ -224,11 +332,11 @@ def generate(config: Config, rng: random.Random) -> Problem:
 
 FAMILY = Family(
     name=NAME,
-    description="Decide whether a categorical conclusion follows from chained premises.",
+    description="Decide which candidate categorical conclusions follow from chained premises.",
     config=Config,
     levels=LEVELS,
     generate=generate,
-    answer_kind="text",
+    answer_kind="set",
     notes="Level 0 has only a few dozen logical shapes (two universal premises); distinct "
     "texts come from the drawn nonsense terms.",
 )

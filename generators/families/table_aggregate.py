@@ -37,7 +37,10 @@ class Config(Knobs):
     n_categories: int = 3
 
     RANGES: ClassVar[Mapping[str, tuple[float, float]]] = {
-        "min_rows": (2, 40), "max_rows": (2, 40), "n_conditions": (0, 3), "group_probability": (0.0, 1.0),
+        "min_rows": (2, 40),
+        "max_rows": (2, 40),
+        "n_conditions": (0, 3),
+        "group_probability": (0.0, 1.0),
         "n_categories": (2, 7),
     }
 
@@ -51,10 +54,24 @@ LEVELS: tuple[dict[str, object], ...] = (
     {"min_rows": 6, "max_rows": 8, "n_conditions": 1},
     {"min_rows": 8, "max_rows": 12, "n_conditions": 1, "comparisons": True, "allow_avg": True},
     {"min_rows": 10, "max_rows": 14, "n_conditions": 2, "comparisons": True, "allow_avg": True},
-    {"min_rows": 12, "max_rows": 18, "n_conditions": 1, "comparisons": True, "allow_avg": True,
-     "group_probability": 0.6, "n_categories": 4},
-    {"min_rows": 16, "max_rows": 24, "n_conditions": 2, "comparisons": True, "allow_avg": True,
-     "group_probability": 0.7, "n_categories": 4},
+    {
+        "min_rows": 12,
+        "max_rows": 18,
+        "n_conditions": 1,
+        "comparisons": True,
+        "allow_avg": True,
+        "group_probability": 0.6,
+        "n_categories": 4,
+    },
+    {
+        "min_rows": 16,
+        "max_rows": 24,
+        "n_conditions": 2,
+        "comparisons": True,
+        "allow_avg": True,
+        "group_probability": 0.7,
+        "n_categories": 4,
+    },
 )
 
 MAX_TRIES = 200
@@ -95,14 +112,18 @@ def gold_text(value: Fraction, name: str) -> str:
     return f"{sign}{cents // 100}.{cents % 100:02d}".rstrip("0").rstrip(".")
 
 
-def _random_condition(columns: tuple[Column, ...], rows: list[Row], rng: random.Random,
-                      comparisons: bool, exclude: set[str]) -> Condition | None:
+def _random_condition(
+    columns: tuple[Column, ...], rows: list[Row], rng: random.Random, comparisons: bool, exclude: set[str]
+) -> Condition | None:
     pool = [c for c in columns[1:] if c.name not in exclude and (c.kind == "cat" or comparisons)]
     if not pool:
         return None
     column = rng.choice(pool)
-    values = sorted({r[column.name] for r in rows}, key=str) if column.kind == "cat" else sorted(
-        {int(r[column.name]) for r in rows})
+    values = (
+        sorted({r[column.name] for r in rows}, key=str)
+        if column.kind == "cat"
+        else sorted({int(r[column.name]) for r in rows})
+    )
     if column.kind == "cat":
         return column.name, "=", rng.choice(values)
     threshold = rng.choice(values[1:-1] or values)
@@ -133,8 +154,11 @@ def generate(config: Config, rng: random.Random) -> Problem:
             names = [a for a in names if a in ("count", "sum", "avg")]
         agg = rng.choice(names)
         cond_text = " and ".join(describe(c) for c in conditions)
-        scope = f"Consider only the {schema.table} whose {cond_text}. Group them" if conditions else (
-            f"Group the {schema.table}")
+        scope = (
+            f"Consider only the {schema.table} whose {cond_text}. Group them"
+            if conditions
+            else (f"Group the {schema.table}")
+        )
         if group_by is None:
             if len(kept) < (1 if agg == "count" else 2):
                 continue
@@ -153,7 +177,8 @@ def generate(config: Config, rng: random.Random) -> Problem:
                 question_text = (
                     f"{scope} by {group_by.name} and compute the "
                     f"{_agg_phrase(agg, target.name)} of each group. What is the "
-                    f"{'largest' if highest else 'smallest'} of these group values?")
+                    f"{'largest' if highest else 'smallest'} of these group values?"
+                )
             else:
                 distinct = sorted(set(per_group))
                 if len(distinct) < 2:
@@ -164,7 +189,8 @@ def generate(config: Config, rng: random.Random) -> Problem:
                 question_text = (
                     f"{scope} by {group_by.name} and compute the "
                     f"{_agg_phrase(agg, target.name)} of each group. How many groups have a value greater "
-                    f"than {limit}?")
+                    f"than {limit}?"
+                )
         break
     else:
         raise ValueError("table_aggregate: could not build a question")
@@ -173,13 +199,21 @@ def generate(config: Config, rng: random.Random) -> Problem:
         f"Table: {schema.table}\n\n{render_markdown([c.name for c in schema.columns], rows)}\n\n"
         f"{question_text}\nAnswer with a single number.{rounding}"
     )
-    return Problem(question=question, answer=gold_text(value, agg),
-                   extra={"table": schema.table, "aggregate": agg, "grouped": group_by is not None})
+    return Problem(
+        question=question,
+        answer=gold_text(value, agg),
+        extra={"table": schema.table, "aggregate": agg, "grouped": group_by is not None},
+    )
 
 
 def _agg_phrase(agg: str, column: str) -> str:
-    return {"count": "number of rows", "sum": f"total {column}", "avg": f"average {column}",
-            "min": f"minimum {column}", "max": f"maximum {column}"}[agg]
+    return {
+        "count": "number of rows",
+        "sum": f"total {column}",
+        "avg": f"average {column}",
+        "min": f"minimum {column}",
+        "max": f"maximum {column}",
+    }[agg]
 
 
 def _simple_question(agg: str, column: str, table: str, cond_text: str) -> str:

@@ -16,14 +16,39 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from generators.base import Family, Knobs, Problem
-from generators.families._tables import CITIES, DEPARTMENTS, FIRST_NAMES, render_markdown
+from generators.families._tables import (
+    CITIES,
+    DEPARTMENTS,
+    FIRST_NAMES,
+    render_markdown,
+)
 
 NAME = "table_join"
 
 Row = dict[str, str | int]
 KINDS = ("lookup", "count", "sum", "superlative", "two_hop", "two_hop_sum")
-PROJECTS = ("Apollo", "Beacon", "Cobalt", "Delta", "Ember", "Falcon", "Granite", "Harbor", "Iris", "Juniper",
-            "Kestrel", "Lumen", "Meridian", "Nimbus", "Orion", "Pioneer", "Quartz", "Raven", "Summit", "Tundra")
+PROJECTS = (
+    "Apollo",
+    "Beacon",
+    "Cobalt",
+    "Delta",
+    "Ember",
+    "Falcon",
+    "Granite",
+    "Harbor",
+    "Iris",
+    "Juniper",
+    "Kestrel",
+    "Lumen",
+    "Meridian",
+    "Nimbus",
+    "Orion",
+    "Pioneer",
+    "Quartz",
+    "Raven",
+    "Summit",
+    "Tundra",
+)
 
 
 @dataclass(frozen=True)
@@ -37,8 +62,11 @@ class Config(Knobs):
     """1 lookup; 2 adds count; 3 adds sum and superlative; 4 adds two-hop questions."""
 
     RANGES: ClassVar[Mapping[str, tuple[float, float]]] = {
-        "min_employees": (2, 40), "max_employees": (2, 40), "n_departments": (2, len(DEPARTMENTS)),
-        "n_projects": (0, len(PROJECTS)), "question_tier": (1, 4),
+        "min_employees": (2, 40),
+        "max_employees": (2, 40),
+        "n_departments": (2, len(DEPARTMENTS)),
+        "n_projects": (0, len(PROJECTS)),
+        "question_tier": (1, 4),
     }
 
     def check(self) -> None:
@@ -57,8 +85,12 @@ LEVELS: tuple[dict[str, object], ...] = (
     {"min_employees": 16, "max_employees": 22, "n_departments": 6, "n_projects": 8, "question_tier": 4},
 )
 
-TIER_KINDS = {1: ("lookup",), 2: ("lookup", "count"), 3: ("count", "sum", "superlative"),
-              4: ("sum", "superlative", "two_hop", "two_hop_sum")}
+TIER_KINDS = {
+    1: ("lookup",),
+    2: ("lookup", "count"),
+    3: ("count", "sum", "superlative"),
+    4: ("sum", "superlative", "two_hop", "two_hop_sum"),
+}
 MAX_TRIES = 100
 
 
@@ -68,18 +100,25 @@ def _tables(config: Config, rng: random.Random) -> tuple[list[Row], list[Row], l
     names = rng.sample(DEPARTMENTS, config.n_departments)
     # Fewer cities than departments so a city can host several departments.
     cities = rng.sample(CITIES, max(2, config.n_departments - 1))
-    departments = [{"dept_id": d, "department": n, "city": rng.choice(cities), "floor": rng.randint(1, 9)}
-                   for d, n in zip(dept_ids, names)]
+    departments = [
+        {"dept_id": d, "department": n, "city": rng.choice(cities), "floor": rng.randint(1, 9)}
+        for d, n in zip(dept_ids, names)
+    ]
     emp_ids = rng.sample(range(100, 1000), n_emp)
-    employees = [{"emp_id": e, "name": n, "dept_id": rng.choice(dept_ids), "salary": rng.randrange(3000, 9001, 50)}
-                 for e, n in zip(emp_ids, rng.sample(FIRST_NAMES, n_emp))]
-    projects = [{"project": p, "lead_id": rng.choice(emp_ids), "budget": rng.randrange(10, 501, 5)}
-                for p in rng.sample(PROJECTS, config.n_projects)]
+    employees = [
+        {"emp_id": e, "name": n, "dept_id": rng.choice(dept_ids), "salary": rng.randrange(3000, 9001, 50)}
+        for e, n in zip(emp_ids, rng.sample(FIRST_NAMES, n_emp))
+    ]
+    projects = [
+        {"project": p, "lead_id": rng.choice(emp_ids), "budget": rng.randrange(10, 501, 5)}
+        for p in rng.sample(PROJECTS, config.n_projects)
+    ]
     return employees, departments, projects
 
 
-def _question(kind: str, employees: list[Row], departments: list[Row], projects: list[Row],
-              rng: random.Random) -> tuple[str, str] | None:
+def _question(
+    kind: str, employees: list[Row], departments: list[Row], projects: list[Row], rng: random.Random
+) -> tuple[str, str] | None:
     dept = {d["dept_id"]: d for d in departments}
     emp = {e["emp_id"]: e for e in employees}
     if kind == "lookup":
@@ -90,33 +129,44 @@ def _question(kind: str, employees: list[Row], departments: list[Row], projects:
         column = rng.choice(("department", "city", "floor"))
         value = rng.choice(departments)[column]
         members = [e for e in employees if dept[e["dept_id"]][column] == value]
-        where = {"department": f"in the {value} department", "city": f"in a department located in {value}",
-                 "floor": f"in a department on floor {value}"}[column]
+        where = {
+            "department": f"in the {value} department",
+            "city": f"in a department located in {value}",
+            "floor": f"in a department on floor {value}",
+        }[column]
         if kind == "count":
             return f"How many employees work {where}?", str(len(members))
         if not members:
             return None
         if kind == "sum":
-            return f"What is the total salary of the employees who work {where}?", str(sum(int(e["salary"]) for e in members))
+            return f"What is the total salary of the employees who work {where}?", str(
+                sum(int(e["salary"]) for e in members)
+            )
         highest = rng.random() < 0.5
         best = (max if highest else min)(int(e["salary"]) for e in members)
         winners = [e for e in members if e["salary"] == best]
         if len(winners) != 1 or len(members) < 2:
             return None
         word = "highest" if highest else "lowest"
-        return f"Among the employees who work {where}, who has the {word} salary? Give the name.", str(winners[0]["name"])
+        return f"Among the employees who work {where}, who has the {word} salary? Give the name.", str(
+            winners[0]["name"]
+        )
     if kind == "two_hop":
         p = rng.choice(projects)
         column = rng.choice(("department", "city", "floor"))
-        return (f"What is the {column} of the department of the employee who leads project {p['project']}?",
-                str(dept[emp[p["lead_id"]]["dept_id"]][column]))
+        return (
+            f"What is the {column} of the department of the employee who leads project {p['project']}?",
+            str(dept[emp[p["lead_id"]]["dept_id"]][column]),
+        )
     # two_hop_sum: projects -> employees -> departments, aggregated.
     d = rng.choice(departments)
     led = [p for p in projects if emp[p["lead_id"]]["dept_id"] == d["dept_id"]]
     if not led:
         return None
-    return (f"What is the total budget of the projects led by employees of the {d['department']} department?",
-            str(sum(int(p["budget"]) for p in led)))
+    return (
+        f"What is the total budget of the projects led by employees of the {d['department']} department?",
+        str(sum(int(p["budget"]) for p in led)),
+    )
 
 
 def generate(config: Config, rng: random.Random) -> Problem:
@@ -147,7 +197,7 @@ def generate(config: Config, rng: random.Random) -> Problem:
 FAMILY = Family(
     name=NAME,
     description="Questions over two or three linked markdown tables that need a join (lookup, count, sum, "
-                "max/min, two hops).",
+    "max/min, two hops).",
     config=Config,
     levels=LEVELS,
     generate=generate,

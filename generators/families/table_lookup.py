@@ -15,7 +15,13 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from generators.base import Family, Knobs, Problem
-from generators.families._tables import SCHEMAS, Column, Schema, make_rows, render_markdown
+from generators.families._tables import (
+    SCHEMAS,
+    Column,
+    Schema,
+    make_rows,
+    render_markdown,
+)
 
 NAME = "table_lookup"
 
@@ -39,8 +45,12 @@ class Config(Knobs):
     n_categories: int = 3
 
     RANGES: ClassVar[Mapping[str, tuple[float, float]]] = {
-        "min_rows": (2, 40), "max_rows": (2, 40), "n_columns": (3, 6), "n_conditions": (1, 3),
-        "superlative_probability": (0.0, 1.0), "n_categories": (2, 7),
+        "min_rows": (2, 40),
+        "max_rows": (2, 40),
+        "n_columns": (3, 6),
+        "n_conditions": (1, 3),
+        "superlative_probability": (0.0, 1.0),
+        "n_categories": (2, 7),
     }
 
     def check(self) -> None:
@@ -54,12 +64,34 @@ LEVELS: tuple[dict[str, object], ...] = (
     {"min_rows": 4, "max_rows": 5, "n_columns": 3, "n_conditions": 1, "key_lookup": True},
     {"min_rows": 6, "max_rows": 8, "n_columns": 4, "n_conditions": 1, "key_lookup": False, "n_categories": 4},
     {"min_rows": 8, "max_rows": 10, "n_columns": 5, "n_conditions": 2, "key_lookup": False, "comparisons": True},
-    {"min_rows": 10, "max_rows": 14, "n_columns": 5, "n_conditions": 2, "key_lookup": False, "comparisons": True,
-     "superlative_probability": 0.4},
-    {"min_rows": 14, "max_rows": 20, "n_columns": 6, "n_conditions": 2, "key_lookup": False, "comparisons": True,
-     "superlative_probability": 0.6},
-    {"min_rows": 20, "max_rows": 30, "n_columns": 6, "n_conditions": 3, "key_lookup": False, "comparisons": True,
-     "superlative_probability": 0.7, "n_categories": 4},
+    {
+        "min_rows": 10,
+        "max_rows": 14,
+        "n_columns": 5,
+        "n_conditions": 2,
+        "key_lookup": False,
+        "comparisons": True,
+        "superlative_probability": 0.4,
+    },
+    {
+        "min_rows": 14,
+        "max_rows": 20,
+        "n_columns": 6,
+        "n_conditions": 2,
+        "key_lookup": False,
+        "comparisons": True,
+        "superlative_probability": 0.6,
+    },
+    {
+        "min_rows": 20,
+        "max_rows": 30,
+        "n_columns": 6,
+        "n_conditions": 3,
+        "key_lookup": False,
+        "comparisons": True,
+        "superlative_probability": 0.7,
+        "n_categories": 4,
+    },
 )
 
 MAX_TRIES = 200
@@ -126,8 +158,9 @@ def generate(config: Config, rng: random.Random) -> Problem:
     return Problem(question=question, answer=str(answer), extra={"table": schema.table})
 
 
-def _single(config: Config, schema: Schema, columns: list[Column], rows: list[Row],
-            rng: random.Random) -> tuple[str, str | int] | None:
+def _single(
+    config: Config, schema: Schema, columns: list[Column], rows: list[Row], rng: random.Random
+) -> tuple[str, str | int] | None:
     target = rng.choice(rows)
     if config.key_lookup:
         asked = rng.choice(columns[1:])
@@ -144,8 +177,9 @@ def _single(config: Config, schema: Schema, columns: list[Column], rows: list[Ro
     return f"What is the {asked.name} of the {schema.entity} whose {where}?", target[asked.name]
 
 
-def _superlative(config: Config, schema: Schema, columns: list[Column], rows: list[Row],
-                 rng: random.Random) -> tuple[str, str | int] | None:
+def _superlative(
+    config: Config, schema: Schema, columns: list[Column], rows: list[Row], rng: random.Random
+) -> tuple[str, str | int] | None:
     numeric = [c for c in columns[1:] if c.kind == "int"]
     if not numeric:
         return None

@@ -48,7 +48,7 @@ LEVELS = (
 
 def smallest_order(nodes: list[str], edges: list[tuple[str, str]]) -> list[str]:
     """Kahn's algorithm with a heap: the alphabetically smallest valid order."""
-    indegree = {v: 0 for v in nodes}
+    indegree = dict.fromkeys(nodes, 0)
     succ: dict[str, list[str]] = {v: [] for v in nodes}
     for a, b in edges:
         succ[a].append(b)

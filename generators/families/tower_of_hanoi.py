@@ -135,14 +135,19 @@ def generate(config: Config, rng: random.Random) -> Problem:
     moves = optimal_moves(position, target)
     if task == "sequence":
         answer = ", ".join(f"{names[a]}->{names[b]}" for a, b in moves)
-        ask = (f"Give a shortest sequence of moves reaching the goal. Answer on one line with the moves separated "
-               f"by commas, each written as FROM->TO with peg letters (e.g. {names[0]}->{names[2]}, "
-               f"{names[0]}->{names[1]}).")
+        ask = (
+            f"Give a shortest sequence of moves reaching the goal. Answer on one line with the moves separated "
+            f"by commas, each written as FROM->TO with peg letters (e.g. {names[0]}->{names[2]}, "
+            f"{names[0]}->{names[1]})."
+        )
     else:
         answer = str(len(moves))
         ask = "What is the minimum number of moves needed to reach the goal? Answer with a single integer."
-    return Problem(question=f"{intro}\n{ask}", answer=answer, extra={
-        "task": task, "pegs": names, "position": position, "target": target, "optimal": len(moves)})
+    return Problem(
+        question=f"{intro}\n{ask}",
+        answer=answer,
+        extra={"task": task, "pegs": names, "position": position, "target": target, "optimal": len(moves)},
+    )
 
 
 _MOVE = re.compile(r"^\s*\(?\s*([A-Za-z])\s*(?:->|→|-|to)\s*([A-Za-z])\s*\)?\s*$")
@@ -174,7 +179,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
         final = simulate(position, moves)
         target = int(meta["target"])
         return 1.0 if final is not None and all(p == target for p in final) else 0.0
-    except Exception:  # noqa: BLE001 - a scorer must never raise on model output
+    except Exception:
         return 0.0
 
 

@@ -35,13 +35,16 @@ class Config(Knobs):
     """``encrypt``, ``decrypt`` or ``mixed`` (either, chosen per item)."""
 
     RANGES: ClassVar[Mapping[str, tuple[float, float]]] = {
-        "min_words": (1, 20), "max_words": (1, 20), "min_word_len": (3, 10), "max_word_len": (3, 10),
-        "min_key_len": (1, 12), "max_key_len": (1, 12),
+        "min_words": (1, 20),
+        "max_words": (1, 20),
+        "min_word_len": (3, 10),
+        "max_word_len": (3, 10),
+        "min_key_len": (1, 12),
+        "max_key_len": (1, 12),
     }
 
     def check(self) -> None:
-        for low, high in (("min_words", "max_words"), ("min_word_len", "max_word_len"),
-                          ("min_key_len", "max_key_len")):
+        for low, high in (("min_words", "max_words"), ("min_word_len", "max_word_len"), ("min_key_len", "max_key_len")):
             if getattr(self, low) > getattr(self, high):
                 raise ValueError(f"vigenere_cipher: {low} must be <= {high}")
         if self.mode not in MODES:
@@ -51,14 +54,42 @@ class Config(Knobs):
 LEVELS: tuple[dict[str, object], ...] = (
     {"min_words": 1, "max_words": 1, "min_word_len": 3, "max_word_len": 5, "min_key_len": 2, "max_key_len": 2},
     {"min_words": 1, "max_words": 2, "min_word_len": 3, "max_word_len": 6, "min_key_len": 2, "max_key_len": 3},
-    {"min_words": 2, "max_words": 3, "min_word_len": 3, "max_word_len": 6, "min_key_len": 3, "max_key_len": 4,
-     "mode": "mixed"},
-    {"min_words": 2, "max_words": 4, "min_word_len": 4, "max_word_len": 7, "min_key_len": 3, "max_key_len": 5,
-     "mode": "decrypt"},
-    {"min_words": 3, "max_words": 5, "min_word_len": 4, "max_word_len": 8, "min_key_len": 4, "max_key_len": 7,
-     "mode": "mixed"},
-    {"min_words": 5, "max_words": 8, "min_word_len": 4, "max_word_len": 9, "min_key_len": 6, "max_key_len": 9,
-     "mode": "decrypt"},
+    {
+        "min_words": 2,
+        "max_words": 3,
+        "min_word_len": 3,
+        "max_word_len": 6,
+        "min_key_len": 3,
+        "max_key_len": 4,
+        "mode": "mixed",
+    },
+    {
+        "min_words": 2,
+        "max_words": 4,
+        "min_word_len": 4,
+        "max_word_len": 7,
+        "min_key_len": 3,
+        "max_key_len": 5,
+        "mode": "decrypt",
+    },
+    {
+        "min_words": 3,
+        "max_words": 5,
+        "min_word_len": 4,
+        "max_word_len": 8,
+        "min_key_len": 4,
+        "max_key_len": 7,
+        "mode": "mixed",
+    },
+    {
+        "min_words": 5,
+        "max_words": 8,
+        "min_word_len": 4,
+        "max_word_len": 9,
+        "min_key_len": 6,
+        "max_key_len": 9,
+        "mode": "decrypt",
+    },
 )
 
 
@@ -95,16 +126,19 @@ def generate(config: Config, rng: random.Random) -> Problem:
         "decryption subtracts it modulo 26."
     )
     if mode == "encrypt":
-        task = f"Encrypt the message \"{plain}\" with the Vigenère cipher using the key \"{key}\"."
+        task = f'Encrypt the message "{plain}" with the Vigenère cipher using the key "{key}".'
         answer = cipher
         fmt = "Answer with the ciphertext only, in uppercase letters, keeping the spaces in the same places."
     else:
-        task = f"Decrypt the ciphertext \"{cipher}\", which was encrypted with the Vigenère cipher using the key \"{key}\"."
+        task = f'Decrypt the ciphertext "{cipher}", which was encrypted with the Vigenère cipher using the key "{key}".'
         answer = plain.lower()
         fmt = "Answer with the decrypted message only, in lowercase letters, words separated by single spaces."
     question = f"{task}\n{rules}\n{fmt}"
-    return Problem(question=question, answer=answer, extra={"mode": mode, "key": key, "plaintext": plain.lower(),
-                                                            "ciphertext": cipher})
+    return Problem(
+        question=question,
+        answer=answer,
+        extra={"mode": mode, "key": key, "plaintext": plain.lower(), "ciphertext": cipher},
+    )
 
 
 FAMILY = Family(

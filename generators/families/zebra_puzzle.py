@@ -185,9 +185,7 @@ def solve(clues: list[Clue], n: int, m: int, limit: int = 2) -> list[list[tuple[
                 if count < size:
                     x, size = i, count
         if x < 0:
-            found.append([
-                tuple(dom[c * n + v].bit_length() - 1 for v in range(n)) for c in range(m)
-            ])
+            found.append([tuple(dom[c * n + v].bit_length() - 1 for v in range(n)) for c in range(m)])
             return
         d = dom[x]
         while d and len(found) < limit:
@@ -205,8 +203,7 @@ def count_solutions(clues: list[Clue], n: int, m: int, limit: int = 2) -> int:
     return len(solve(clues, n, m, limit))
 
 
-def _random_clue(solution: list[tuple[int, ...]], n: int, m: int, indirect_rate: float,
-                 rng: random.Random) -> Clue:
+def _random_clue(solution: list[tuple[int, ...]], n: int, m: int, indirect_rate: float, rng: random.Random) -> Clue:
     """A clue that is true of ``solution``."""
     where = [[0] * n for _ in range(m)]  # where[c][h] = value of category c in house h
     for c in range(m):
@@ -304,7 +301,7 @@ def _directly_stated(clues: list[Clue], c: int, v: int, target_c: int | None) ->
 
 def generate(config: Config, rng: random.Random) -> Problem:
     n, m = config.num_houses, config.num_categories
-    chosen = [_CATEGORIES[0]] + rng.sample(_CATEGORIES[1:], m - 1)
+    chosen = [_CATEGORIES[0], *rng.sample(_CATEGORIES[1:], m - 1)]
     cats = [name for name, _ in chosen]
     values = [sorted(rng.sample(pool, n)) for _, pool in chosen]
     solution = [tuple(rng.sample(range(n), n)) for _ in range(m)]
@@ -341,17 +338,12 @@ def generate(config: Config, rng: random.Random) -> Problem:
         options = [(chosen[1][0], 0, v, 1) for v in range(n)]
     target, c, v, t = rng.choice(options)
     house = solution[c][v]
-    if t is None:
-        answer = str(house + 1)
-    else:
-        answer = values[t][solution[t].index(house)]
+    answer = str(house + 1) if t is None else values[t][solution[t].index(house)]
     categories = ", ".join(name for name, _ in chosen)
     question = (
         f"{n} houses stand in a row, numbered 1 to {n} from left to right. Each house has one "
         f"resident, and each resident has a different value of each attribute ({categories}).\n"
-        + "\n".join(
-            f"- {name}: {', '.join(vals)}" for (name, _), vals in zip(chosen, values)
-        )
+        + "\n".join(f"- {name}: {', '.join(vals)}" for (name, _), vals in zip(chosen, values))
         + "\nClues:\n"
         + "\n".join(f"{i + 1}. {_phrase(cl, cats, values)}" for i, cl in enumerate(clues))
         + "\n"

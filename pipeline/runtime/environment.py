@@ -9,47 +9,149 @@ Reward is the outcome: 1.0 or 0.0 from the task's verifier on the final answer, 
 every other step. Each step's ``info["components"]`` records the step signals (call
 syntax valid, execution succeeded; and the outcome on the final step) and
 ``reward_weights`` (from the manifest) says how a shaping wrapper may combine them.
+
+The final step's ``info["verification"]`` is safe to show an agent: ``status``
+(``passed``, ``failed``, or ``error`` when the verification could not run: then the
+reward is 0.0 and the episode should be masked, not learned from), the reward, and each
+check's name and pass/fail, never an expected value. The trainer's view, with what each
+check expected and observed, is :attr:`Environment.verdict` (the last final verdict) and
+:meth:`Environment.verify` (the current state, without ending the episode); both stay in
+process (over HTTP only behind the trainer credential, see :mod:`pipeline.server.trainer`).
 """
 
 from __future__ import annotations
 
 import random
+import threading
+import weakref
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pipeline.bundle import Bundle, load_bundle
-from pipeline.runtime.executor import Executor, ToolError
+from pipeline.bundle.format import Bundle, BundleError, load_bundle
 from pipeline.runtime.session import Session
-from pipeline.schema import Schema
-from pipeline.tasks import Task
-from pipeline.tools import Toolset
+from pipeline.runtime.task import Task
+from pipeline.runtime.verify import Verdict
+from pipeline.tools.executor import Executor, ToolError, open_copy
+from pipeline.tools.jsonvalues import check_json, json_problem
+from pipeline.tools.specs import Toolset
+from pipeline.world.ddl import undeclared_objects
+from pipeline.world.schema import Schema
 
 Observation = dict[str, Any]
 Info = dict[str, Any]
 _ANSWER_TYPES = (str, int, float, list, type(None))
+TRAINER_ONLY_INFO = ("knobs",)
+"""Reset-info keys an agent must not see: knobs record answer-revealing facts (which branch of
+a conditional the state selects, what blocks an infeasible request)."""
+
+
+def agent_info(info: Info) -> Info:
+    """``info`` as an agent-facing surface may return it (trainer-only keys removed)."""
+    return {k: v for k, v in info.items() if k not in TRAINER_ONLY_INFO}
 
 
 def _error(code: str, message: str) -> Observation:
     return {"type": "error", "error": {"code": code, "message": message}}
 
 
+def _refused(action: Any, problem: str, info: Info) -> tuple[Observation, float, bool, bool, Info]:
+    """The observation for an action that is not plain JSON: a tool error when only its arguments are at fault."""
+    tool = action.get("tool") if isinstance(action, dict) else None
+    if isinstance(tool, str) and problem.startswith("action['arguments']"):
+        info["error"] = "invalid_argument"
+        error = {"code": "invalid_argument", "message": f"{tool}: {problem}"}
+        return {"type": "tool_error", "tool": tool, "error": error}, 0.0, False, False, info
+    return _error("invalid_action", problem), 0.0, False, False, info
+
+
+def _check_state_objects(bundle: Bundle, schema: Schema, state: bytes) -> None:
+    """Refuse a state holding schema objects (triggers, views, tables, indexes) schema.json does not declare."""
+    conn = open_copy(state)
+    try:
+        problems = undeclared_objects(schema, conn)
+    finally:
+        conn.close()
+    if problems:
+        raise BundleError(f"{bundle.path}: state.sqlite does not match schema.json: " + "; ".join(problems[:5]))
+
+
+@dataclass(frozen=True, eq=False)
+class _Parsed:
+    """What every Environment of one bundle shares: parsed records, the executor, the initial state."""
+
+    schema: Schema
+    toolset: Toolset
+    tasks: list[Task]
+    by_id: dict[str, Task]
+    executor: Executor
+    initial: bytes
+
+
+_PARSED: weakref.WeakValueDictionary[tuple[str, str], _Parsed] = weakref.WeakValueDictionary()
+_PARSED_LOCK = threading.Lock()
+
+
+def _parsed(bundle: Bundle) -> _Parsed:
+    """Parse ``bundle`` once per process while any Environment of it lives (keyed by path and digest).
+
+    Building the executor (a compiled validator per tool) and checking the state cost tens of
+    milliseconds and a copy of the state; a thousand Environments of one bundle pay that once.
+    """
+    key = (str(bundle.path.resolve()), bundle.digest)
+    with _PARSED_LOCK:
+        hit = _PARSED.get(key)
+        if hit is not None:
+            return hit
+        schema = Schema.model_validate(bundle.read_json("schema.json"))
+        toolset = Toolset.model_validate(bundle.read_json("tools.json"))
+        tasks = [Task.model_validate(t) for t in bundle.read_jsonl("tasks.jsonl")]
+        executor = Executor(schema, toolset, str(bundle.manifest["frozen_clock"]))
+        initial = bundle.state_bytes
+        _check_state_objects(bundle, schema, initial)
+        parsed = _Parsed(schema, toolset, tasks, {t.id: t for t in tasks}, executor, initial)
+        _PARSED[key] = parsed
+        return parsed
+
+
 class Environment:
-    """One episode at a time over a bundle; create several for parallel episodes."""
+    """One episode at a time over a bundle; create several for parallel episodes.
+
+    Environments of one bundle share its parsed records, executor and initial state
+    (see :func:`_parsed`), and each episode runs in a shared session
+    (:mod:`pipeline.runtime.session`): building one costs microseconds, ``reset`` a rollback.
+    """
 
     def __init__(self, bundle: Bundle) -> None:
         self.bundle = bundle
-        self.schema = Schema.model_validate(bundle.read_json("schema.json"))
-        self.toolset = Toolset.model_validate(bundle.read_json("tools.json"))
-        self.tasks = [Task.model_validate(t) for t in bundle.read_jsonl("tasks.jsonl")]
-        self._by_id = {t.id: t for t in self.tasks}
-        self.executor = Executor(self.schema, self.toolset, str(bundle.manifest["frozen_clock"]))
-        self._initial = bundle.state_bytes
+        parsed = _parsed(bundle)
+        self._parsed = parsed  # keeps the shared parts alive as long as this Environment
+        self.schema = parsed.schema
+        self.toolset = parsed.toolset
+        self.tasks = parsed.tasks
+        self._by_id = parsed.by_id
+        self.executor = parsed.executor
+        self._initial = parsed.initial
         self._session: Session | None = None
         self._task: Task | None = None
         self._done = False
         self._steps = 0
         self._rng = random.Random(0)
+        self.verdict: Verdict | None = None
+        """The last final answer's verdict with expected and observed values (trainer-side only)."""
         self.reward_weights: dict[str, float] = dict(bundle.manifest.get("reward_weights") or {"outcome": 1.0})
+
+    def __copy__(self) -> Environment:
+        """A fork: the same shared parts, no episode (its first ``reset`` opens its own session).
+
+        Sharing the session would let one fork's writes and resets reach the other's episode.
+        """
+        fork = self.__class__.__new__(self.__class__)
+        fork.__dict__.update(self.__dict__)
+        fork._session, fork._task, fork.verdict = None, None, None
+        fork._done, fork._steps = False, 0
+        fork._rng = random.Random(0)
+        return fork
 
     @classmethod
     def from_bundle(cls, path: str | Path) -> Environment:
@@ -60,6 +162,11 @@ class Environment:
     def task(self) -> Task | None:
         return self._task
 
+    @property
+    def done(self) -> bool:
+        """Whether the current episode has ended (a final answer was given)."""
+        return self._done
+
     def tool_specs(self) -> list[dict[str, Any]]:
         return [{"name": t.name, "description": t.description, "parameters": t.parameters} for t in self.toolset.tools]
 
@@ -67,19 +174,29 @@ class Environment:
         if not self.tasks:
             raise ValueError(f"bundle {self.bundle.ref} has no tasks")
         if task_id is not None and task_id not in self._by_id:
-            raise ValueError(f"unknown task_id {task_id!r}; the bundle has {len(self.tasks)} tasks, e.g. {self.tasks[0].id!r}")
+            raise ValueError(
+                f"unknown task_id {task_id!r}; the bundle has {len(self.tasks)} tasks, e.g. {self.tasks[0].id!r}"
+            )
         if seed is not None:
             self._rng = random.Random(seed)
         self._task = self._by_id[task_id] if task_id is not None else self._rng.choice(self.tasks)
-        if self._session is not None:
-            self._session.close()
-        self._session = Session(self._initial, self.executor)
+        if self._session is None:
+            self._session = Session(self._initial, self.executor, shared=True)
+        else:
+            self._session.reset()
+        self.verdict = None
         self._done = False
         self._steps = 0
         obs = {"type": "task", "instruction": self._task.instruction, "tools": [t.name for t in self.toolset.tools]}
-        info = {"task_id": self._task.id, "family": self._task.family, "level": self._task.level,
-                "knobs": self._task.knobs, "bundle": self.bundle.ref, "digest": self.bundle.digest,
-                "reward_weights": self.reward_weights}
+        info = {
+            "task_id": self._task.id,
+            "family": self._task.family,
+            "level": self._task.level,
+            "knobs": self._task.knobs,
+            "bundle": self.bundle.ref,
+            "digest": self.bundle.digest,
+            "reward_weights": self.reward_weights,
+        }
         return obs, info
 
     def step(self, action: Any) -> tuple[Observation, float, bool, bool, Info]:
@@ -87,57 +204,100 @@ class Environment:
         if session is None or task is None:
             return _error("invalid_state", "call reset() before step()"), 0.0, False, False, {"call_valid": False}
         if self._done:
-            return _error("invalid_state", "the episode has ended; call reset()"), 0.0, True, False, {"call_valid": False}
+            return (
+                _error("invalid_state", "the episode has ended; call reset()"),
+                0.0,
+                True,
+                False,
+                {"call_valid": False},
+            )
         self._steps += 1
         info: Info = {"step": self._steps, "call_valid": False, "call_succeeded": False}
-        result = self._dispatch(session, task, action, info)
-        info["components"] = {"call_valid": float(info["call_valid"]),
-                              "call_succeeded": float(info["call_succeeded"])}
+        # Refused at the boundary: values no tool, verifier or encoder can take (infinity, lone
+        # surrogates, 64-bit overflow, extreme nesting) never reach the session.
+        problem = json_problem(action, "action")
+        result = self._dispatch(session, task, action, info) if problem is None else _refused(action, problem, info)
+        info["components"] = {"call_valid": float(info["call_valid"]), "call_succeeded": float(info["call_succeeded"])}
         if "verification" in info:
             info["components"]["outcome"] = result[1]
         return result
 
-    def _dispatch(self, session: Session, task: Task, action: Any,
-                  info: Info) -> tuple[Observation, float, bool, bool, Info]:
+    def _dispatch(
+        self, session: Session, task: Task, action: Any, info: Info
+    ) -> tuple[Observation, float, bool, bool, Info]:
         if not isinstance(action, dict):
-            return _error("invalid_action", f"an action must be an object, got {type(action).__name__}"), 0.0, False, False, info
+            return (
+                _error("invalid_action", f"an action must be an object, got {type(action).__name__}"),
+                0.0,
+                False,
+                False,
+                info,
+            )
         keys = set(action)
         if keys == {"answer"}:
             return self._answer(session, task, action["answer"], info)
         if "tool" in keys and keys <= {"tool", "arguments"}:
             return self._call(session, action["tool"], action.get("arguments", {}), info)
-        return (_error("invalid_action", "an action is {'tool': name, 'arguments': {...}} or {'answer': value}; "
-                       f"got keys {sorted(map(str, keys))}"), 0.0, False, False, info)
+        return (
+            _error(
+                "invalid_action",
+                "an action is {'tool': name, 'arguments': {...}} or {'answer': value}; "
+                f"got keys {sorted(map(str, keys))}",
+            ),
+            0.0,
+            False,
+            False,
+            info,
+        )
 
-    def _call(self, session: Session, tool: Any, arguments: Any, info: Info) -> tuple[Observation, float, bool, bool, Info]:
+    def _call(
+        self, session: Session, tool: Any, arguments: Any, info: Info
+    ) -> tuple[Observation, float, bool, bool, Info]:
         if not isinstance(tool, str):
             return _error("invalid_action", "'tool' must be a tool name (string)"), 0.0, False, False, info
         try:
-            self.executor.validate(tool, arguments)
+            # Validated once; ``step`` has already checked the whole action is plain JSON.
+            spec = self.executor.validate(tool, arguments, plain_json=True)
             info["call_valid"] = True
-            result = session.call(tool, arguments)
+            result = session.run(spec, arguments)
         except ToolError as exc:
             info["error"] = exc.code
             return {"type": "tool_error", "tool": tool, "error": exc.as_dict()}, 0.0, False, False, info
         info["call_succeeded"] = True
         return {"type": "tool_result", "tool": tool, "result": result}, 0.0, False, False, info
 
-    def _answer(self, session: Session, task: Task, answer: Any, info: Info) -> tuple[Observation, float, bool, bool, Info]:
+    def _answer(
+        self, session: Session, task: Task, answer: Any, info: Info
+    ) -> tuple[Observation, float, bool, bool, Info]:
         if not isinstance(answer, _ANSWER_TYPES) or isinstance(answer, bool):
-            return (_error("invalid_action", "an answer must be a string, a number, a list or null; "
-                           f"got {type(answer).__name__}"), 0.0, False, False, info)
+            return (
+                _error(
+                    "invalid_action",
+                    f"an answer must be a string, a number, a list or null; got {type(answer).__name__}",
+                ),
+                0.0,
+                False,
+                False,
+                info,
+            )
         verdict = session.verify(task.verifier, answer)
+        self.verdict = verdict
         self._done = True
         info["call_valid"] = True
         info["call_succeeded"] = True
-        info["verification"] = verdict.model_dump(mode="json")
+        info["verification"] = verdict.public()
         return {"type": "done", "reward": verdict.reward}, verdict.reward, True, False, info
 
     def verify(self, answer: Any = None) -> dict[str, Any]:
-        """Score the current state (and an answer) without ending the episode."""
+        """Trainer-side: score the current state (and an answer) without ending the episode.
+
+        The result holds every check's expected and observed values: never hand it (or
+        this method, as a tool) to the agent being trained.
+        """
         if self._session is None or self._task is None:
             raise ValueError("call reset() before verify()")
-        return self._session.verify(self._task.verifier, answer).model_dump(mode="json")
+        check_json(answer, "answer")
+        return self._session.verify(self._task.verifier, answer).full()
 
     def close(self) -> None:
         if self._session is not None:

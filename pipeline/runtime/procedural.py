@@ -1,19 +1,43 @@
 """Single-turn episodes over a procedural bundle: the question, one answer, a score.
 
 Same contract as :class:`pipeline.runtime.environment.Environment` so a trainer can
-mix both kinds; the score comes from the family's own exact scorer.
+mix both kinds; the score comes from the family's own exact scorer. The final step's
+``info["verification"]`` carries the same ``status``: ``passed`` (full marks),
+``failed`` (less, partial credit included in the reward), or ``error`` when the scorer
+could not run (an unknown family, a corrupt item, an internal error): reward 0.0, to be
+masked rather than learned from.
 """
 
 from __future__ import annotations
 
+import logging
 import random
 from pathlib import Path
 from typing import Any
 
-from pipeline.bundle import Bundle, load_bundle
+from pipeline.bundle.format import Bundle, load_bundle
+from pipeline.tools.jsonvalues import json_problem
 
 Observation = dict[str, Any]
 Info = dict[str, Any]
+log = logging.getLogger("synthenv.verify")
+
+
+def _score(task: dict[str, Any], text: str) -> float:
+    """The family's own score, raising when it cannot be computed.
+
+    (``generators.score`` turns every failure into 0.0, which is right for a scorer's
+    callers that only want a number, but would hide a broken item from the trainer.)
+    """
+    from generators import get_family
+    from generators.answers import score_answer
+
+    family = get_family(task["metadata"]["family"])
+    raw = family.score(text, task) if family.score is not None else score_answer(family.answer_kind, text, task)
+    reward = float(raw)
+    if not 0.0 <= reward <= 1.0:  # NaN fails this too
+        raise ValueError(f"the scorer returned {raw!r}, outside [0, 1]")
+    return reward
 
 
 class ProceduralEnvironment:
@@ -37,26 +61,91 @@ class ProceduralEnvironment:
             self._rng = random.Random(seed)
         self._task = self._by_id[task_id] if task_id is not None else self._rng.choice(self.tasks)
         meta = self._task["metadata"]
-        return ({"type": "task", "instruction": self._task["question"], "tools": []},
-                {"task_id": self._task["id"], "family": meta["family"], "level": meta["level"],
-                 "knobs": meta.get("knobs"), "bundle": self.bundle.ref, "digest": self.bundle.digest})
+        return (
+            {"type": "task", "instruction": self._task["question"], "tools": []},
+            {
+                "task_id": self._task["id"],
+                "family": meta["family"],
+                "level": meta["level"],
+                "knobs": meta.get("knobs"),
+                "bundle": self.bundle.ref,
+                "digest": self.bundle.digest,
+            },
+        )
 
     def step(self, action: Any) -> tuple[Observation, float, bool, bool, Info]:
-        import generators
-
         task = self._task
         if task is None:
-            return ({"type": "error", "error": {"code": "invalid_state", "message": "call reset() first"}},
-                    0.0, False, False, {})
+            return (
+                {"type": "error", "error": {"code": "invalid_state", "message": "call reset() first"}},
+                0.0,
+                False,
+                False,
+                {},
+            )
         if not isinstance(action, dict) or set(action) != {"answer"}:
-            return ({"type": "error", "error": {"code": "invalid_action",
-                                                "message": "this environment takes one action: {'answer': text}"}},
-                    0.0, False, False, {"call_valid": False})
+            return (
+                {
+                    "type": "error",
+                    "error": {
+                        "code": "invalid_action",
+                        "message": "this environment takes one action: {'answer': text}",
+                    },
+                },
+                0.0,
+                False,
+                False,
+                {"call_valid": False},
+            )
         answer = action["answer"]
+        problem = json_problem(answer, "answer")
+        if isinstance(answer, bool):
+            problem = "action['answer'] must be text (or a number), not a boolean"
+        if problem is not None:
+            return {"type": "error", "error": {"code": "invalid_action", "message": problem}}, 0.0, False, False, {}
         text = answer if isinstance(answer, str) else "" if answer is None else str(answer)
-        reward = float(generators.score(task["metadata"]["family"], text, task))
         self._task = None
-        return {"type": "done", "reward": reward}, reward, True, False, {"call_valid": True}
+        try:
+            reward = _score(task, text)
+        except Exception as exc:  # reported as an error verdict so a trainer can mask it
+            log.warning("scoring %s could not run: %s", task.get("id"), exc)
+            verification = {"status": "error", "reward": 0.0, "error": "the verification could not run"}
+            return {"type": "done", "reward": 0.0}, 0.0, True, False, {"call_valid": True, "verification": verification}
+        status = "passed" if reward >= 1.0 else "failed"
+        info = {"call_valid": True, "verification": {"status": status, "reward": reward}}
+        return {"type": "done", "reward": reward}, reward, True, False, info
 
     def close(self) -> None:
         self._task = None
+
+
+JUNK_ANSWER = "<answer>synthenv junk answer</answer>"
+"""An answer no item accepts: ``check_items`` requires it to score 0.0 everywhere."""
+
+
+def check_items(bundle: Bundle) -> dict[str, Any]:
+    """Re-score every item of a procedural bundle from its files: the gold answer must score 1.0,
+    an empty and a junk answer 0.0. ``failures`` maps an item id to what went wrong."""
+    tasks = bundle.read_jsonl("tasks.jsonl")
+    failures: dict[str, str] = {}
+    for task in tasks:
+        tid = str(task.get("id"))
+        try:
+            gold = _score(task, str(task["answer"]))
+            junk = max(_score(task, JUNK_ANSWER), _score(task, ""))
+        except Exception as exc:  # a broken item is reported, not raised
+            failures[tid] = f"the scorer could not run: {type(exc).__name__}: {exc}"[:300]
+            continue
+        if gold != 1.0:
+            failures[tid] = f"the gold answer scores {gold:g}, not 1.0"
+        elif junk != 0.0:
+            failures[tid] = f"a junk answer scores {junk:g}, not 0.0"
+    return {
+        "bundle": bundle.ref,
+        "digest": bundle.digest,
+        "kind": "procedural",
+        "tasks": len(tasks),
+        "passed": len(tasks) - len(failures),
+        "failures": failures,
+        "ok": not failures,
+    }

@@ -1,85 +1,221 @@
-"""Isolated sessions over one initial state.
+"""Isolated sessions over one initial state that pay only for what they write.
 
-The initial database is serialised once; every session deserialises its own in-memory
-copy (a memcpy, well under a millisecond for small states), so reset is cheap, sessions
-never see each other and no episode needs its own process.
+Two kinds of session share this class:
 
-Before a session's first write, temporary triggers start recording the id of every row
-any statement inserts, updates or deletes (side effects of operations included). The
-verifier then compares just those rows with the initial state, so verify costs the same
-on a 10-row and a million-row table; a session that never wrote has nothing to compare.
+* **shared** (``shared=True``, what :class:`~pipeline.runtime.environment.Environment` and
+  the server use): the initial state is loaded once per executor into an in-process
+  SQLite ``memdb`` database that every session opens by name (``file:/NAME?vfs=memdb``),
+  with ``nolock`` so sessions never wait on each other. A session holds one transaction
+  open for its whole life and never commits: its writes stay in its own connection's page
+  cache (``cache_spill`` off, journal in memory), invisible to every other connection, and
+  ``reset`` is a ``ROLLBACK``, so it costs what the episode wrote, not the size of the
+  state. A commit would publish the writes to every session, so it is refused by an
+  authorizer, and a transaction SQLite ended on its own is reopened before the next call.
+  Reads of unwritten pages are memory copies from the shared base into a small
+  per-connection cache (:data:`PAGE_CACHE_KB`), so a thousand sessions cost a thousand
+  small caches, not a thousand states.
+* **private** (the default): the session deserialises its own in-memory copy, for
+  build-time code that attaches other databases to the session's connection (SQLite
+  cannot detach inside an open transaction).
+
+Every session carries a write log: a table and, on every table of the schema, triggers
+that record the id of each row any statement inserts, updates or deletes (side effects
+of operations included; a refused call's savepoint rolls its entries back). They are
+built once per initial state and executor (:func:`tracked_image`) and live in the base
+every session starts from, so a session pays nothing for them. The verifier then
+compares just the logged rows with the initial state, read from the shared base through
+one read-only connection, so verify costs the same on a 10-row and a million-row table
+and covers every table at once: a session that never wrote has nothing to compare, and
+any row written outside the task's expected diff is found without scanning anything.
+
+A verification that cannot run (the session is closed or corrupt, the task does not fit
+its own initial state, an internal error) is an ``error`` verdict, never a silent 0.0.
 """
 
 from __future__ import annotations
 
+import itertools
+import logging
+import os
 import sqlite3
-from pathlib import Path
+import weakref
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
-from pipeline.runtime.executor import Executor
-from pipeline.verify import Touched, Verdict, Verifier, verify
+from pipeline.runtime.verify import WRITE_LOG, Touched, Verdict, Verifier, error_verdict, verify
+from pipeline.tools.executor import Executor, ToolSpec, open_copy
 
-LOG = "synthenv_touched"
+log = logging.getLogger("synthenv.verify")
+
+PAGE_CACHE_KB = 256
+"""Page cache of each shared session's connection (clean pages; pages it wrote stay until reset)."""
+_NAMES = itertools.count()
 
 
-def serialise(path: Path) -> bytes:
-    src = sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True)
+def _no_commit(action: int, arg1: str | None, *_: Any) -> int:
+    """Authorizer of a shared session: a COMMIT would write the session's changes into the shared base."""
+    if action == sqlite3.SQLITE_TRANSACTION and arg1 == "COMMIT":
+        return sqlite3.SQLITE_DENY
+    return sqlite3.SQLITE_OK
+
+
+def _connect(uri: str) -> sqlite3.Connection:
+    return sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
+
+
+@dataclass(eq=False)
+class _Prepared:
+    initial: bytes
+    uri: str
+    """Where sessions open the shared base (an in-process memdb database)."""
+    reference: sqlite3.Connection
+    """A read-only connection to the shared base (the initial state plus the write log), which
+    keeps the memdb alive and which every session's verification reads."""
+    resolved: dict[tuple[str, str], int] = field(default_factory=dict)
+    """Natural keys of expected changes already resolved to ids in the (immutable) initial state."""
+
+    @cached_property
+    def image(self) -> bytes:
+        """The base serialised: what each private session deserialises."""
+        return self.reference.serialize()
+
+
+_PREPARED: weakref.WeakKeyDictionary[Executor, _Prepared] = weakref.WeakKeyDictionary()
+"""Per executor (one per loaded bundle): what its sessions share, kept as long as the executor lives, so
+a process that builds many bundles holds one base per live bundle at most."""
+
+
+def _prepared(initial: bytes, executor: Executor) -> _Prepared:
+    hit = _PREPARED.get(executor)
+    if hit is not None and (hit.initial is initial or hit.initial == initial):
+        return hit
+    uri = f"file:/synthenv-{os.getpid()}-{next(_NAMES)}?vfs=memdb&nolock=1"
+    source = tracked_connection(initial, executor)
     try:
-        return src.serialize()
+        reference = _connect(uri)
+        source.backup(reference)
     finally:
-        src.close()
+        source.close()
+    reference.execute("PRAGMA query_only = ON")
+    prepared = _Prepared(initial, uri, reference)
+    _PREPARED[executor] = prepared
+    return prepared
 
 
-def open_copy(initial: bytes) -> sqlite3.Connection:
-    conn = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
-    conn.deserialize(initial)
-    conn.execute("PRAGMA foreign_keys = ON")
+def tracked_connection(initial: bytes, executor: Executor) -> sqlite3.Connection:
+    """A private copy of ``initial`` plus the write log and its triggers on every table of the schema.
+
+    Building the triggers costs about 0.5 ms per table, so it is done once per state, not per session.
+    """
+    conn = open_copy(initial)
+    try:
+        conn.execute("BEGIN")
+        conn.execute(f"CREATE TABLE main.{WRITE_LOG} (tbl TEXT NOT NULL, id INTEGER NOT NULL)")
+        for i, table in enumerate(t.name for t in executor.schema.tables):
+            name = table.replace('"', '""')
+            label = table.replace("'", "''")
+            for event, row in (("INSERT", "NEW"), ("UPDATE", "NEW"), ("DELETE", "OLD")):
+                conn.execute(
+                    f'CREATE TRIGGER main."{WRITE_LOG}_{i}_{event.lower()}" AFTER {event} ON main."{name}" '
+                    f"BEGIN INSERT INTO {WRITE_LOG} VALUES ('{label}', {row}.id); END"
+                )
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.close()
+        raise
     return conn
 
 
-class Session:
-    """One agent's private copy of the state, with the tools and verifier bound to it."""
+def tracked_image(initial: bytes, executor: Executor) -> bytes:
+    """``initial`` plus the write log and its triggers, serialised."""
+    conn = tracked_connection(initial, executor)
+    try:
+        return conn.serialize()
+    finally:
+        conn.close()
 
-    def __init__(self, initial: bytes, executor: Executor) -> None:
+
+class Session:
+    """One agent's view of the state, with the tools and verifier bound to it (see the module docstring)."""
+
+    def __init__(self, initial: bytes, executor: Executor, *, shared: bool = False) -> None:
         self._initial = initial
         self.executor = executor
-        self.conn = open_copy(initial)
-        self._tracking = False
+        self.shared = shared
+        self._prepared = _prepared(initial, executor)
+        self.conn = self._open()
+
+    def _open(self) -> sqlite3.Connection:
+        if not self.shared:
+            return open_copy(self._prepared.image)
+        conn = _connect(self._prepared.uri)
+        try:
+            conn.execute("PRAGMA foreign_keys = ON")
+            conn.execute(f"PRAGMA cache_size = -{PAGE_CACHE_KB}")
+            conn.execute("PRAGMA cache_spill = OFF")
+            conn.execute("PRAGMA journal_mode = MEMORY")
+            conn.execute("PRAGMA temp_store = MEMORY")
+            conn.set_authorizer(_no_commit)
+            conn.execute("BEGIN")
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def _in_episode(self) -> sqlite3.Connection:
+        """The connection, inside the session's transaction (reopened if SQLite ended it after an error)."""
+        conn = self.conn
+        if self.shared and not conn.in_transaction:
+            conn.execute("BEGIN")
+        return conn
+
+    def reset(self) -> None:
+        """Back to the initial state: a rollback when shared (costs what was written), else a fresh copy."""
+        if self.shared:
+            try:
+                if self.conn.in_transaction:
+                    self.conn.execute("ROLLBACK")
+                self.conn.execute("BEGIN")
+                return
+            except sqlite3.Error:  # closed or broken: start over on a new connection
+                log.warning("session connection unusable; reopening it")
+        self.conn.close()
+        self.conn = self._open()
 
     def call(self, tool: str, arguments: Any) -> Any:
-        if not self._tracking and self.executor.spec(tool).mode == "write":
-            self._track_writes()
-        return self.executor.call(self.conn, tool, arguments)
+        """Validate and run one tool call."""
+        return self.executor.call(self._in_episode(), tool, arguments)
 
-    def _track_writes(self) -> None:
-        conn = self.conn
-        conn.execute(f"CREATE TEMP TABLE {LOG} (tbl TEXT NOT NULL, id INTEGER NOT NULL)")
-        for table in self.executor.schema.tables:
-            name = table.name.replace('"', '""')
-            label = table.name.replace("'", "''")
-            for event, row in (("INSERT", "NEW"), ("UPDATE", "NEW"), ("DELETE", "OLD")):
-                conn.execute(
-                    f'CREATE TEMP TRIGGER "{LOG}_{name}_{event.lower()}" AFTER {event} ON main."{name}" '
-                    f"BEGIN INSERT INTO {LOG} VALUES ('{label}', {row}.id); END"
-                )
-        self._tracking = True
+    def run(self, spec: ToolSpec, arguments: dict[str, Any]) -> Any:
+        """Run a call whose arguments :meth:`Executor.validate` already accepted."""
+        return self.executor.run(self._in_episode(), spec, arguments)
 
     def touched(self) -> Touched:
-        """Ids of rows written in this session, per table (empty before the first write)."""
-        if not self._tracking:
-            return {}
+        """Ids of rows written in this session, per table."""
         out: Touched = {}
-        for table, row_id in self.conn.execute(f"SELECT DISTINCT tbl, id FROM {LOG}"):
+        for table, row_id in self.conn.execute(f"SELECT DISTINCT tbl, id FROM {WRITE_LOG}"):
             out.setdefault(table, set()).add(row_id)
         return out
 
     def verify(self, verifier: Verifier, answer: Any) -> Verdict:
-        self.conn.execute("ATTACH DATABASE ':memory:' AS init")
+        """The verdict on the current state and ``answer``; status ``error`` if it could not be reached.
+
+        Reads only the rows this session wrote, here and through the shared read-only connection to
+        the initial state, so it attaches nothing and works inside an open savepoint too.
+        """
         try:
-            self.conn.deserialize(self._initial, name="init")
-            return verify(self.conn, verifier, answer, initial="init", touched=self.touched())
-        finally:
-            self.conn.execute("DETACH DATABASE init")
+            return verify(
+                self.conn,
+                verifier,
+                answer,
+                initial=self._prepared.reference,
+                touched=self.touched(),
+                resolved=self._prepared.resolved,
+            )
+        except Exception as exc:  # reported as an error verdict so a trainer can mask it
+            log.warning("verification could not run: %s", exc)
+            return error_verdict(exc)
 
     def close(self) -> None:
         self.conn.close()

@@ -1,32 +1,46 @@
 """The FastAPI app: sessions, one route per tool, /health, and MCP at /mcp.
 
-Every body is parsed and checked here against the same JSON Schemas the served OpenAPI
-document shows, so a bad request of any shape (not JSON, NaN, wrong types, unknown
-fields, too large, an unknown session) is a 4xx ``{"code", "message"}`` and never
-reaches the environment. Handlers are ``async`` and do their (sub-millisecond, in-memory
-SQLite) work on the event loop: one thread owns every session, so sessions need no locks.
+Every request first passes the request guard (``pipeline.server.guard``: allowed Host
+and Origin, JSON bodies only, size and time limits). Every body is then parsed strictly
+(``pipeline.tools.jsonvalues``: no NaN or infinity, no lone surrogates, 64-bit integers,
+bounded nesting) and checked against the same JSON Schemas the served OpenAPI document
+shows, so a bad request of any shape (not JSON, wrong types, unknown fields, too large,
+an unknown session) is a 4xx ``{"code", "message"}`` and never reaches the environment.
+Handlers are ``async`` and do their (sub-millisecond, in-memory SQLite) work on the event
+loop: one thread owns every session, so sessions need no locks.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
+import html
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
+
+try:
+    import orjson
+except ImportError:  # plain json responses
+    orjson = None  # type: ignore[assignment]
 from jsonschema import Draft202012Validator
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Route
 
-from pipeline.server.openapi import BODIES, served_openapi
+from pipeline.runtime.environment import agent_info
+from pipeline.server.guard import DEFAULT_BODY_TIMEOUT, RequestGuard, allowed_hosts_from_env
+from pipeline.server.openapi import BODIES, SHAPES, served_openapi
 from pipeline.server.sessions import CapacityError, SessionManager, UnknownSession
-from pipeline.tools import ERROR_STATUS, SESSION_HEADER
+from pipeline.server.trainer import add_trainer_routes, check_token
+from pipeline.server.workers import Sticky, session_prefix
+from pipeline.tools.jsonvalues import parse_json
+from pipeline.tools.openapi import SESSION_HEADER
+from pipeline.tools.specs import ERROR_STATUS
 
 log = logging.getLogger("synthenv.server")
 DEFAULT_MAX_BODY = 1 << 20
@@ -39,16 +53,21 @@ class ApiError(Exception):
         self.code, self.message, self.status = code, message, status or _STATUS.get(code, 400)
 
 
+class FastJSONResponse(JSONResponse):
+    """JSONResponse encoded by orjson (several times faster on tool results); same bytes otherwise."""
+
+    def render(self, content: Any) -> bytes:
+        if orjson is None:
+            return super().render(content)
+        return orjson.dumps(content)
+
+
 def _ok(payload: Any, status: int = 200) -> JSONResponse:
-    return JSONResponse(payload, status_code=status)
+    return FastJSONResponse(payload, status_code=status)
 
 
 def _error(status: int, code: str, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
     return JSONResponse({"code": code, "message": message}, status_code=status, headers=headers)
-
-
-def _no_constants(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
 
 
 async def _json_body(request: Request, limit: int, required: bool) -> Any:
@@ -68,28 +87,61 @@ async def _json_body(request: Request, limit: int, required: bool) -> Any:
             raise ApiError("invalid_argument", "a JSON object body is required")
         return {}
     try:
-        return json.loads(raw, parse_constant=_no_constants)
-    except (ValueError, RecursionError) as exc:
-        raise ApiError("invalid_argument", f"the body is not valid JSON: {str(exc)[:200]}") from None
+        return parse_json(raw)
+    except ValueError as exc:
+        raise ApiError("invalid_argument", f"the body is not accepted: {str(exc)[:200]}") from None
 
 
 def _check(validator: Draft202012Validator, body: Any, what: str) -> dict[str, Any]:
     error = next(iter(sorted(validator.iter_errors(body), key=lambda e: list(map(str, e.absolute_path)))), None)
     if error is not None:
         where = ".".join(map(str, error.absolute_path))
-        raise ApiError("invalid_argument", f"{what}: {where + ': ' if where else ''}{error.message[:300]}")
+        shape = f"; the body is {SHAPES[what]}" if what in SHAPES else ""
+        raise ApiError("invalid_argument", f"{what}: {where + ': ' if where else ''}{error.message[:300]}{shape}")
     return dict(body)
 
 
-def create_app(bundle_path: str | Path, max_sessions: int = 256, session_ttl: float = 900.0, *,
-               max_body_bytes: int = DEFAULT_MAX_BODY, host: str | None = None) -> FastAPI:
+def create_app(
+    bundle_path: str | Path,
+    max_sessions: int = 256,
+    session_ttl: float = 900.0,
+    *,
+    max_body_bytes: int = DEFAULT_MAX_BODY,
+    host: str | None = None,
+    allowed_hosts: Sequence[str] | None = None,
+    body_timeout: float = DEFAULT_BODY_TIMEOUT,
+    trainer_token: str | None = None,
+    trajectories: str | Path | None = None,
+    worker: int | None = None,
+    worker_sockets: Sequence[str] | None = None,
+) -> FastAPI:
     """One process serving many isolated sessions of one bundle.
 
-    ``host`` is where the server listens; on a loopback address the MCP endpoint also
-    refuses requests whose Host/Origin headers are not loopback (DNS-rebinding guard).
+    ``allowed_hosts`` are the names clients may address the server by (Host and Origin
+    headers, every route, MCP included): by default ``$SYNTHENV_ALLOWED_HOSTS`` or the
+    loopback names; ``["*"]`` allows any. ``host`` (where the server listens) is kept for
+    callers that pass it; the guard, not the address, decides.
+    ``trainer_token`` enables the trainer's verify route (:mod:`pipeline.server.trainer`);
+    nothing else the server answers holds an expected value. ``trajectories`` appends every
+    session's episodes to that JSONL trajectory log. ``worker`` and ``worker_sockets``: this
+    app is worker ``worker`` of several (:mod:`pipeline.server.workers`): its session ids name
+    it, and requests for another worker's sessions are forwarded to that worker's socket.
     """
-    manager = SessionManager(bundle_path, max_sessions=max_sessions, session_ttl=session_ttl)
-    mcp_server = _mcp_server(manager)
+    token = check_token(trainer_token) if trainer_token is not None else None
+    wrap, writer = None, None
+    if trajectories is not None:
+        from pipeline.integrations.trajectory import RecordTrajectory, TrajectoryWriter
+
+        writer = TrajectoryWriter(trajectories)
+
+        def wrap(env: Any) -> Any:
+            return RecordTrajectory(env, writer)
+
+    prefix = session_prefix(worker) if worker is not None else ""
+    manager = SessionManager(
+        bundle_path, max_sessions=max_sessions, session_ttl=session_ttl, wrap=wrap, id_prefix=prefix
+    )
+    mcp_server = _mcp_server(manager, token)
     validators = {name: Draft202012Validator(schema) for name, schema in BODIES.items()}
     tools = {t.name for t in manager.template.toolset.tools}
 
@@ -104,9 +156,25 @@ def create_app(bundle_path: str | Path, max_sessions: int = 256, session_ttl: fl
             with contextlib.suppress(asyncio.CancelledError):
                 await reaper
             manager.close_all()
+            if writer is not None:
+                writer.close()
 
-    app = FastAPI(title=str(manager.bundle.manifest.get("title") or manager.bundle.name),
-                  version=manager.bundle.version, lifespan=lifespan, docs_url="/docs", redoc_url=None)
+    app = FastAPI(
+        # Only the /docs page shows this title (the OpenAPI document is served as is), as HTML.
+        title=html.escape(str(manager.bundle.manifest.get("title") or manager.bundle.name)),
+        version=manager.bundle.version,
+        lifespan=lifespan,
+        docs_url="/docs",
+        redoc_url=None,
+    )
+    if worker is not None and worker_sockets:
+        app.add_middleware(Sticky, worker=worker, sockets=list(worker_sockets))  # inside the guard
+    app.add_middleware(
+        RequestGuard,
+        allowed_hosts=list(allowed_hosts) if allowed_hosts is not None else allowed_hosts_from_env(),
+        max_body=max_body_bytes,
+        body_timeout=body_timeout,
+    )
     app.state.manager = manager
     app.state.mcp = mcp_server
     app.state.probe_sessions = []
@@ -140,8 +208,9 @@ def create_app(bundle_path: str | Path, max_sessions: int = 256, session_ttl: fl
 
     @app.get("/health", include_in_schema=False)
     async def health() -> JSONResponse:
-        return _ok({"status": "ok", "bundle": manager.bundle.ref, "digest": manager.bundle.digest,
-                    "sessions": len(manager)})
+        return _ok(
+            {"status": "ok", "bundle": manager.bundle.ref, "digest": manager.bundle.digest, "sessions": len(manager)}
+        )
 
     @app.post("/sessions", include_in_schema=False, status_code=201)
     async def create_session(request: Request) -> JSONResponse:
@@ -152,7 +221,7 @@ def create_app(bundle_path: str | Path, max_sessions: int = 256, session_ttl: fl
             return _error(503, "unavailable", str(exc), headers={"Retry-After": "1"})
         except ValueError as exc:
             raise unknown_task(exc) from None
-        return _ok({"session_id": sid, "observation": obs, "info": info}, 201)
+        return _ok({"session_id": sid, "observation": obs, "info": agent_info(info)}, 201)
 
     @app.post("/sessions/{session_id}/reset", include_in_schema=False)
     async def reset(session_id: str, request: Request) -> JSONResponse:
@@ -162,19 +231,22 @@ def create_app(bundle_path: str | Path, max_sessions: int = 256, session_ttl: fl
             obs, info = manager.reset(session_id, task_id=args.get("task_id"), seed=args.get("seed"))
         except ValueError as exc:
             raise unknown_task(exc) from None
-        return _ok({"observation": obs, "info": info})
+        return _ok({"observation": obs, "info": agent_info(info)})
 
     @app.post("/sessions/{session_id}/step", include_in_schema=False)
     async def step(session_id: str, request: Request) -> JSONResponse:
         args = await body(request, "StepRequest", required=True)
         obs, reward, terminated, truncated, info = session(session_id).step(args["action"])
-        return _ok({"observation": obs, "reward": reward, "terminated": terminated, "truncated": truncated,
-                    "info": info})
+        return _ok(
+            {"observation": obs, "reward": reward, "terminated": terminated, "truncated": truncated, "info": info}
+        )
 
-    @app.post("/sessions/{session_id}/verify", include_in_schema=False)
-    async def verify(session_id: str, request: Request) -> JSONResponse:
-        args = await body(request, "VerifyRequest")
-        return _ok(session(session_id).verify(args.get("answer")))
+    if token is not None:
+
+        async def checked(request: Request, validator: Draft202012Validator) -> dict[str, Any]:
+            return _check(validator, await _json_body(request, max_body_bytes, False), "VerifyRequest")
+
+        add_trainer_routes(app, token, session, checked)
 
     @app.delete("/sessions/{session_id}", include_in_schema=False, status_code=204)
     async def close(session_id: str) -> Response:
@@ -200,22 +272,31 @@ def create_app(bundle_path: str | Path, max_sessions: int = 256, session_ttl: fl
 
     app.router.routes.append(Route("/tools/{tool_name}", call_tool, methods=["POST"]))
     if mcp_server is not None:
+        from mcp.server.transport_security import TransportSecuritySettings
+
         mcp_app = mcp_server.streamable_http_app(
-            streamable_http_path="/mcp", json_response=True, max_request_body_size=max_body_bytes,
-            session_idle_timeout=max(session_ttl, 1.0), max_sessions=max_sessions, host=host or "0.0.0.0",
+            streamable_http_path="/mcp",
+            json_response=True,
+            max_request_body_size=max_body_bytes,
+            session_idle_timeout=max(session_ttl, 1.0),
+            max_sessions=max_sessions,
+            host=host or "0.0.0.0",
+            # The request guard checks Host and Origin for every route, /mcp included, against
+            # the configured hosts; a second, fixed loopback-only check here would override them.
+            transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
         )
         app.router.routes.extend(mcp_app.routes)
     return app
 
 
-def _mcp_server(manager: SessionManager) -> Any:
+def _mcp_server(manager: SessionManager, token: str | None = None) -> Any:
     """The MCP server, or None (logged) where the ``mcp`` package is not installed: REST still works."""
     try:
         from pipeline.server.mcp import build_mcp_server
     except ImportError as exc:
         log.warning("MCP endpoint disabled: %s (pip install mcp)", exc)
         return None
-    return build_mcp_server(manager)
+    return build_mcp_server(manager, token)
 
 
 async def _reap_forever(manager: SessionManager) -> None:

@@ -10,46 +10,85 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from pipeline.tools import SESSION_HEADER, error_schema
+from pipeline.tools.openapi import SESSION_HEADER, error_schema
 
 MAX_SEED = 2**63 - 1
-_SCALAR = [{"type": "string", "maxLength": 100_000}, {"type": "number"}, {"type": "null"}]
 
 BODIES: dict[str, dict[str, Any]] = {
     "SessionCreate": {
-        "type": "object", "additionalProperties": False,
-        "properties": {"task_id": {"type": "string", "minLength": 1, "maxLength": 200,
-                                   "description": "task to run (default: drawn with the seed)"},
-                       "seed": {"type": "integer", "minimum": 0, "maximum": MAX_SEED,
-                                "description": "seed of the task draw (default: drawn by the server, echoed in info)"}},
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "task_id": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 200,
+                "description": "task to run (default: drawn with the seed)",
+            },
+            "seed": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": MAX_SEED,
+                "description": "seed of the task draw (default: drawn by the server, echoed in info)",
+            },
+        },
     },
     "StepRequest": {
-        "type": "object", "additionalProperties": False, "required": ["action"],
-        "properties": {"action": {"type": "object", "description": "{'tool': name, 'arguments': {...}} or "
-                                  "{'answer': value}; a malformed action comes back as an error observation"}},
-    },
-    "VerifyRequest": {
-        "type": "object", "additionalProperties": False,
-        "properties": {"answer": {"anyOf": [*_SCALAR, {"type": "array", "maxItems": 1000, "items": {"anyOf": _SCALAR}}],
-                                  "description": "the final answer to score (null if the task has none)"}},
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["action"],
+        "properties": {
+            "action": {
+                "type": "object",
+                "description": "{'tool': name, 'arguments': {...}} or "
+                "{'answer': value}; a malformed action comes back as an error observation",
+            }
+        },
     },
 }
 BODIES["SessionReset"] = BODIES["SessionCreate"]
 
+SHAPES: dict[str, str] = {
+    "SessionCreate": '{"task_id": ID, "seed": N} (both optional)',
+    "SessionReset": '{"task_id": ID, "seed": N} (both optional)',
+    "StepRequest": '{"action": {"tool": NAME, "arguments": {...}}} or {"action": {"answer": VALUE}}',
+    "VerifyRequest": '{"answer": VALUE} (optional)',
+}
+"""Each request body's shape as README shows it: a refused body's error names the right one."""
+
 _OBJECT = {"type": "object"}
 RESPONSES: dict[str, dict[str, Any]] = {
-    "Health": {"type": "object", "required": ["status", "bundle", "digest", "sessions"],
-               "properties": {"status": {"const": "ok"}, "bundle": {"type": "string"}, "digest": {"type": "string"},
-                              "sessions": {"type": "integer"}}},
-    "SessionCreated": {"type": "object", "required": ["session_id", "observation", "info"],
-                       "properties": {"session_id": {"type": "string"}, "observation": _OBJECT, "info": _OBJECT}},
-    "ResetResult": {"type": "object", "required": ["observation", "info"],
-                     "properties": {"observation": _OBJECT, "info": _OBJECT}},
-    "StepResult": {"type": "object", "required": ["observation", "reward", "terminated", "truncated", "info"],
-                   "properties": {"observation": _OBJECT, "reward": {"type": "number"},
-                                  "terminated": {"type": "boolean"}, "truncated": {"type": "boolean"}, "info": _OBJECT}},
-    "Verdict": {"type": "object", "required": ["reward", "checks"],
-                "properties": {"reward": {"type": "number"}, "checks": {"type": "array", "items": _OBJECT}}},
+    "Health": {
+        "type": "object",
+        "required": ["status", "bundle", "digest", "sessions"],
+        "properties": {
+            "status": {"const": "ok"},
+            "bundle": {"type": "string"},
+            "digest": {"type": "string"},
+            "sessions": {"type": "integer"},
+        },
+    },
+    "SessionCreated": {
+        "type": "object",
+        "required": ["session_id", "observation", "info"],
+        "properties": {"session_id": {"type": "string"}, "observation": _OBJECT, "info": _OBJECT},
+    },
+    "ResetResult": {
+        "type": "object",
+        "required": ["observation", "info"],
+        "properties": {"observation": _OBJECT, "info": _OBJECT},
+    },
+    "StepResult": {
+        "type": "object",
+        "required": ["observation", "reward", "terminated", "truncated", "info"],
+        "properties": {
+            "observation": _OBJECT,
+            "reward": {"type": "number"},
+            "terminated": {"type": "boolean"},
+            "truncated": {"type": "boolean"},
+            "info": _OBJECT,
+        },
+    },
 }
 
 
@@ -62,48 +101,86 @@ def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
 
 
 def _errors(*statuses: int) -> dict[str, Any]:
-    text = {400: "invalid_argument: malformed body", 404: "not_found: unknown session or task",
-            413: "payload too large", 503: "at capacity: close a session or retry (see Retry-After)"}
+    text = {
+        400: "invalid_argument: malformed body",
+        404: "not_found: unknown session or task",
+        413: "payload too large",
+        503: "at capacity: close a session or retry (see Retry-After)",
+    }
     return {str(s): _json(_ref("Error"), text[s]) for s in statuses}
 
 
 def _session_paths() -> dict[str, Any]:
     sid = {"name": "session_id", "in": "path", "required": True, "schema": {"type": "string"}}
 
-    def post(op: str, summary: str, body: str, required: bool, ok: str, status: str = "200",
-             path_param: bool = True, errors: tuple[int, ...] = (400, 404, 413)) -> dict[str, Any]:
-        return {"post": {
-            "operationId": op, "summary": summary, "tags": ["sessions"],
-            **({"parameters": [sid]} if path_param else {}),
-            "requestBody": {"required": required, "content": {"application/json": {"schema": _ref(body)}}},
-            "responses": {status: _json(_ref(ok), summary), **_errors(*errors)},
-        }}
+    def post(
+        op: str,
+        summary: str,
+        body: str,
+        required: bool,
+        ok: str,
+        status: str = "200",
+        path_param: bool = True,
+        errors: tuple[int, ...] = (400, 404, 413),
+    ) -> dict[str, Any]:
+        return {
+            "post": {
+                "operationId": op,
+                "summary": summary,
+                "tags": ["sessions"],
+                **({"parameters": [sid]} if path_param else {}),
+                "requestBody": {"required": required, "content": {"application/json": {"schema": _ref(body)}}},
+                "responses": {status: _json(_ref(ok), summary), **_errors(*errors)},
+            }
+        }
 
     return {
-        "/health": {"get": {"operationId": "health", "summary": "Liveness, the bundle served and open sessions",
-                            "tags": ["server"], "responses": {"200": _json(_ref("Health"), "ok")}}},
-        "/sessions": post("create_session", "Open a session and reset it to a task", "SessionCreate", False,
-                          "SessionCreated", "201", path_param=False, errors=(400, 404, 413, 503)),
-        "/sessions/{session_id}/reset": post("reset_session", "Start a new episode in the session", "SessionReset",
-                                             False, "ResetResult"),
-        "/sessions/{session_id}/step": post("step_session", "Take one action (tool call or answer)", "StepRequest",
-                                            True, "StepResult"),
-        "/sessions/{session_id}/verify": post("verify_session", "Score the current state and an answer without "
-                                              "ending the episode", "VerifyRequest", False, "Verdict"),
-        "/sessions/{session_id}": {"delete": {
-            "operationId": "close_session", "summary": "Close the session (closing twice answers 404)",
-            "tags": ["sessions"], "parameters": [sid],
-            "responses": {"204": {"description": "closed"}, **_errors(404)},
-        }},
+        "/health": {
+            "get": {
+                "operationId": "health",
+                "summary": "Liveness, the bundle served and open sessions",
+                "tags": ["server"],
+                "responses": {"200": _json(_ref("Health"), "ok")},
+            }
+        },
+        "/sessions": post(
+            "create_session",
+            "Open a session and reset it to a task",
+            "SessionCreate",
+            False,
+            "SessionCreated",
+            "201",
+            path_param=False,
+            errors=(400, 404, 413, 503),
+        ),
+        "/sessions/{session_id}/reset": post(
+            "reset_session", "Start a new episode in the session", "SessionReset", False, "ResetResult"
+        ),
+        "/sessions/{session_id}/step": post(
+            "step_session", "Take one action (tool call or answer)", "StepRequest", True, "StepResult"
+        ),
+        "/sessions/{session_id}": {
+            "delete": {
+                "operationId": "close_session",
+                "summary": "Close the session (closing twice answers 404)",
+                "tags": ["sessions"],
+                "parameters": [sid],
+                "responses": {"204": {"description": "closed"}, **_errors(404)},
+            }
+        },
     }
 
 
 def served_openapi(bundle_document: dict[str, Any], ref: str) -> dict[str, Any]:
     """The bundle's tool routes (given a session header if an older bundle lacks it) plus session routes."""
     doc = copy.deepcopy(bundle_document)
-    header = {"name": SESSION_HEADER, "in": "header", "required": True,
-              "description": "session the call runs in (from POST /sessions)",
-              "schema": {"type": "string", "minLength": 1, "maxLength": 128}}
+    header = {
+        "name": SESSION_HEADER,
+        "in": "header",
+        "required": True,
+        "description": "session the call runs in (from POST /sessions)",
+        "schema": {"type": "string", "minLength": 1, "maxLength": 128},
+    }
     for path, item in doc.get("paths", {}).items():
         op = item.get("post", {})
         if path.startswith("/tools/") and not any(p.get("name") == SESSION_HEADER for p in op.get("parameters", [])):
@@ -114,6 +191,9 @@ def served_openapi(bundle_document: dict[str, Any], ref: str) -> dict[str, Any]:
     schemas.setdefault("Error", error_schema())
     schemas.update(BODIES)
     schemas.update(RESPONSES)
-    doc["info"] = {**doc.get("info", {}), "description": f"synthenv environment {ref}: sessions, one route per tool "
-                   f"(session in the {SESSION_HEADER} header) and MCP (streamable HTTP) at /mcp."}
+    doc["info"] = {
+        **doc.get("info", {}),
+        "description": f"synthenv environment {ref}: sessions, one route per tool "
+        f"(session in the {SESSION_HEADER} header) and MCP (streamable HTTP) at /mcp.",
+    }
     return doc

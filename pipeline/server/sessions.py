@@ -1,25 +1,29 @@
 """Many isolated episodes in one process: create, look up, close, reap.
 
-The bundle is loaded (and its digests checked) once; every session is a shallow fork of
-that one :class:`Environment`, so it shares the read-only parts (schema, tool specs,
-compiled argument validators, tasks, the serialised initial state) and owns only its
-episode: an in-memory SQLite copy made by ``reset``. A session costs about the size of
-the state, and creating one costs one reset.
+The bundle is loaded (and its digests checked) once; every session is an
+:class:`Environment` of that bundle, so it shares the read-only parts (schema, tool specs,
+compiled argument validators, tasks, the shared base of the initial state) and owns only
+its episode: one SQLite connection to the shared base holding what it wrote
+(:mod:`pipeline.runtime.session`). A session costs what it wrote plus a small page cache,
+and creating one costs a connection.
 
-Sessions idle for longer than the TTL are closed by :meth:`SessionManager.reap` (the
-server calls it periodically and before refusing a new session for lack of room).
+Open sessions live in a :class:`cachetools.TTLCache`: each use restarts a session's time
+to live, and sessions idle for longer than the TTL are closed when the cache expires them
+(:meth:`SessionManager.reap`, which the server calls periodically and before refusing a new
+session for lack of room). A full manager refuses new sessions rather than evicting live
+ones.
 """
 
 from __future__ import annotations
 
-import copy
 import random
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from cachetools import TTLCache
 
 from pipeline.runtime.environment import Environment
 
@@ -35,21 +39,39 @@ class UnknownSession(KeyError):
 
     def __init__(self, session_id: str) -> None:
         super().__init__(session_id)
-        self.message = (f"no open session {session_id[:80]!r}: it was closed, reaped after idling, or never "
-                        "existed; create one with POST /sessions")
+        self.message = (
+            f"no open session {session_id[:80]!r}: it was closed, reaped after idling, or never "
+            "existed; create one with POST /sessions"
+        )
 
 
-@dataclass
-class _Entry:
-    env: Environment
-    last_used: float
+class _Sessions(TTLCache[str, Any]):
+    """The open sessions; a session the cache expires (idle past its TTL) is closed and counted."""
+
+    reaped = 0
+    """Sessions closed for idling since :meth:`SessionManager.reap` last reported them (the cache also
+    expires them on its own, whenever it is written)."""
+
+    def expire(self, time: float | None = None) -> list[tuple[str, Any]]:
+        expired = list(super().expire(time))
+        for _, env in expired:
+            env.close()
+        self.reaped += len(expired)
+        return expired
 
 
 class SessionManager:
     """Owns the open sessions of one bundle; not thread-safe (the server calls it from one event loop)."""
 
-    def __init__(self, bundle_path: str | Path, max_sessions: int = 256, session_ttl: float = 900.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        bundle_path: str | Path,
+        max_sessions: int = 256,
+        session_ttl: float = 900.0,
+        clock: Callable[[], float] = time.monotonic,
+        wrap: Callable[[Environment], Any] | None = None,
+        id_prefix: str = "",
+    ) -> None:
         if max_sessions < 1:
             raise ValueError(f"max_sessions must be at least 1, got {max_sessions}")
         if session_ttl <= 0:
@@ -59,11 +81,17 @@ class SessionManager:
         self.max_sessions = max_sessions
         self.session_ttl = float(session_ttl)
         self._clock = clock
-        self._sessions: dict[str, _Entry] = {}
-        self._seeds = random.Random(0)
+        self._wrap = wrap
+        """Applied to every fork (e.g. a trajectory log); the result must keep Environment's API."""
+        self._prefix = id_prefix
+        """Starts every session id (names the worker process that holds it, see ``server.workers``)."""
+        self._sessions = _Sessions(maxsize=max_sessions, ttl=self.session_ttl, timer=clock)
+        # Server-drawn seeds come from the OS, so they never repeat across restarts.
+        self._seeds = random.SystemRandom()
         self._tasks = {t.id for t in self.template.tasks}
 
     def __len__(self) -> int:
+        self._sessions.expire()
         return len(self._sessions)
 
     def is_open(self, session_id: str) -> bool:
@@ -73,8 +101,9 @@ class SessionManager:
         return task_id in self._tasks
 
     def _fork(self) -> Environment:
-        """A new Environment sharing the template's read-only parts (reset gives it its own state and RNG)."""
-        return copy.copy(self.template)
+        """A new Environment sharing the template's read-only parts (reset gives it its own session and RNG)."""
+        env = Environment(self.bundle)
+        return self._wrap(env) if self._wrap is not None else env
 
     def _seed(self, seed: int | None) -> int:
         # Always reset with a seed so each fork owns its RNG; a server-drawn one is reported in ``info``.
@@ -82,27 +111,29 @@ class SessionManager:
 
     def create(self, task_id: str | None = None, seed: int | None = None) -> tuple[str, dict[str, Any], dict[str, Any]]:
         """Open a session and reset it; raises CapacityError when full, ValueError for an unknown task."""
-        if len(self._sessions) >= self.max_sessions:
-            self.reap()
-        if len(self._sessions) >= self.max_sessions:
-            raise CapacityError(f"the server holds its maximum of {self.max_sessions} sessions; close one "
-                                f"(DELETE /sessions/{{id}}) or retry after idle ones are reaped "
-                                f"({self.session_ttl:g} s without use)")
+        if len(self) >= self.max_sessions:
+            raise CapacityError(
+                f"the server holds its maximum of {self.max_sessions} sessions; close one "
+                f"(DELETE /sessions/{{id}}) or retry after idle ones are reaped "
+                f"({self.session_ttl:g} s without use)"
+            )
         env = self._fork()
         seed = self._seed(seed)
         obs, info = env.reset(task_id=task_id, seed=seed)
-        session_id = secrets.token_urlsafe(16)
-        self._sessions[session_id] = _Entry(env, self._clock())
+        session_id = self._prefix + secrets.token_urlsafe(16)
+        self._sessions[session_id] = env
         return session_id, obs, {**info, "seed": seed}
 
     def get(self, session_id: str) -> Environment:
-        entry = self._sessions.get(session_id)
-        if entry is None:
+        env = self._sessions.get(session_id)
+        if env is None:
             raise UnknownSession(session_id)
-        entry.last_used = self._clock()
-        return entry.env
+        self._sessions[session_id] = env  # restarts its time to live
+        return env
 
-    def reset(self, session_id: str, task_id: str | None = None, seed: int | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    def reset(
+        self, session_id: str, task_id: str | None = None, seed: int | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
         env = self.get(session_id)
         seed = self._seed(seed)
         obs, info = env.reset(task_id=task_id, seed=seed)
@@ -110,20 +141,20 @@ class SessionManager:
 
     def close(self, session_id: str) -> bool:
         """Close a session; False if there was none (closing twice is harmless)."""
-        entry = self._sessions.pop(session_id, None)
-        if entry is None:
+        env = self._sessions.pop(session_id, None)
+        if env is None:
             return False
-        entry.env.close()
+        env.close()
         return True
 
     def reap(self) -> int:
-        """Close every session idle for longer than the TTL; return how many."""
-        cutoff = self._clock() - self.session_ttl
-        stale = [sid for sid, e in self._sessions.items() if e.last_used < cutoff]
-        for sid in stale:
-            self.close(sid)
-        return len(stale)
+        """Close every session idle for longer than the TTL; return how many were closed since the last call."""
+        self._sessions.expire()
+        reaped, self._sessions.reaped = self._sessions.reaped, 0
+        return reaped
 
     def close_all(self) -> None:
-        for sid in list(self._sessions):
-            self.close(sid)
+        while self._sessions:
+            _, env = self._sessions.popitem()
+            env.close()
+        self._sessions.clear()

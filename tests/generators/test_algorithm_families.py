@@ -82,9 +82,15 @@ def test_lis_against_subsets(level: int) -> None:
             r
             for r in range(1, len(seq) + 1)
             for chosen in itertools.combinations(seq, r)
-            if all(a < b for a, b in zip(chosen, chosen[1:]))
+            if all(a < b for a, b in itertools.pairwise(chosen))
         )
-        assert problem.answer == str(best)
+        item = {"answer": problem.answer, "metadata": dict(problem.extra)}
+        assert len(problem.answer.split(", ")) == best
+        assert longest_increasing_subsequence.score(problem.answer, item) == 1.0
+        assert longest_increasing_subsequence.score(str(best), item) == 0.0 or best == 1
+        for chosen in itertools.combinations(seq, best):  # every longest one is accepted
+            if all(a < b for a, b in itertools.pairwise(chosen)):
+                assert longest_increasing_subsequence.score(", ".join(map(str, chosen)), item) == 1.0
         if config.run_trap:
             assert longest_increasing_subsequence.longest_run(seq) < best
 
@@ -133,9 +139,16 @@ def test_coin_change_against_bfs(level: int) -> None:
                 if x + c <= amount and x + c not in steps:
                     steps[x + c] = steps[x] + 1
                     queue.append(x + c)
-        assert problem.answer == str(steps.get(amount, -1))
+        assert problem.extra["fewest"] == steps.get(amount, -1)
+        item = {"answer": problem.answer, "metadata": dict(problem.extra)}
+        assert coin_change.score(problem.answer, item) == 1.0
+        if problem.answer != "-1":
+            chosen = [int(x) for x in problem.answer.split(", ")]
+            assert sum(chosen) == amount and len(chosen) == steps[amount] and set(chosen) <= set(coins)
+            assert coin_change.score(str(len(chosen)), item) == 0.0 or len(chosen) == 1
+            assert coin_change.score("-1", item) == 0.0
         if config.greedy_trap and problem.answer != "-1":
-            assert problem.extra["greedy"] != int(problem.answer)
+            assert problem.extra["greedy"] != problem.extra["fewest"]
 
 
 @pytest.mark.parametrize("level", range(6))
@@ -147,14 +160,15 @@ def test_binary_search_steps_against_recursion(level: int) -> None:
         target = int(re.search(r"Binary search for (-?\d+)", problem.question).group(1))
         up = problem.extra["round_up"]
 
-        def count(lo: int, hi: int) -> int:
+        def trace(lo: int, hi: int) -> list[int]:
             if lo > hi:
-                return 0
+                return []
             mid = (lo + hi + int(up)) // 2
             if values[mid] == target:
-                return 1
-            return 1 + (count(mid + 1, hi) if values[mid] < target else count(lo, mid - 1))
+                return [values[mid]]
+            rest = trace(mid + 1, hi) if values[mid] < target else trace(lo, mid - 1)
+            return [values[mid], *rest]
 
-        assert problem.answer == str(count(0, len(values) - 1))
+        assert problem.answer == ", ".join(map(str, trace(0, len(values) - 1)))
         position = bisect.bisect_left(values, target)
         assert problem.extra["found"] == (position < len(values) and values[position] == target)

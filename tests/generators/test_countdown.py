@@ -17,7 +17,7 @@ def _values(nums: tuple[Fraction, ...]) -> set[Fraction]:
         rest = tuple(nums[k] for k in range(len(nums)) if k not in (i, j))
         a, b = nums[i], nums[j]
         for v in {a + b, a - b, b - a, a * b} | ({a / b} if b else set()) | ({b / a} if a else set()):
-            out |= _values(rest + (v,))
+            out |= _values((*rest, v))
     return out
 
 

@@ -17,7 +17,7 @@ def _values(nums: tuple[Fraction, ...]) -> set[Fraction]:
         rest = tuple(nums[k] for k in range(len(nums)) if k not in (i, j))
         a, b = nums[i], nums[j]
         for v in {a + b, a - b, b - a, a * b} | ({a / b} if b else set()) | ({b / a} if a else set()):
-            out |= _values(rest + (v,))
+            out |= _values((*rest, v))
     return out
 
 
@@ -41,8 +41,17 @@ def test_evaluator_rejects_bad_expressions() -> None:
     item = create_dataset("game_24", level=0, seed=14, size=1)[0]
     numbers = item["metadata"]["numbers"]
     bad = [
-        "24", "__import__('os').system('true')", "2 ** 4", "(1).real", "-1 + 25", "24.0",
-        " + ".join(map(str, numbers)) + " + 0", "lambda: 24", "[24]", "x", "1; 2",
+        "24",
+        "__import__('os').system('true')",
+        "2 ** 4",
+        "(1).real",
+        "-1 + 25",
+        "24.0",
+        " + ".join(map(str, numbers)) + " + 0",
+        "lambda: 24",
+        "[24]",
+        "x",
+        "1; 2",
     ]
     for text in bad:
         assert score("game_24", text, item) == 0.0, text

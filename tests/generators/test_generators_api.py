@@ -27,13 +27,22 @@ def test_import_is_lazy_and_fast(subprocess_env: dict[str, str]) -> None:
         "names = generators.list_families()\n"
         "print(','.join(sorted(m for m in sys.modules if m.startswith('generators.families.'))))\n"
     )
-    result = subprocess.run([sys.executable, "-c", script], env=subprocess_env, capture_output=True, text=True, timeout=60, cwd=str(ROOT))
+    result = subprocess.run(
+        [sys.executable, "-c", script], env=subprocess_env, capture_output=True, text=True, timeout=60, cwd=str(ROOT)
+    )
     assert result.returncode == 0, result.stderr
-    elapsed, loaded, after_listing = (result.stdout.splitlines() + ["", ""])[:3]
+    elapsed, loaded, after_listing = ([*result.stdout.splitlines(), "", ""])[:3]
     assert float(elapsed) < 0.3
     assert loaded == "", f"import generators loaded {loaded}"
     assert after_listing == "", "listing families must not import them"
-    timing = subprocess.run([sys.executable, "-X", "importtime", "-c", "import generators"], env=subprocess_env, capture_output=True, text=True, timeout=60, cwd=str(ROOT))
+    timing = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", "import generators"],
+        env=subprocess_env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=str(ROOT),
+    )
     assert "generators.families" not in timing.stderr
 
 
@@ -79,7 +88,9 @@ def test_dataset_is_deterministic_sequence_with_metadata() -> None:
 def test_config_overrides_level_knobs_and_validates() -> None:
     ds = create_dataset("basic_arithmetic", level=0, size=3, config={"terms": 5})
     assert ds[0]["metadata"]["knobs"]["terms"] == 5
-    assert ds[0]["metadata"]["knobs"]["max_operand"] == generators.get_family("basic_arithmetic").levels[0]["max_operand"]
+    assert (
+        ds[0]["metadata"]["knobs"]["max_operand"] == generators.get_family("basic_arithmetic").levels[0]["max_operand"]
+    )
     with pytest.raises(ValueError):
         create_dataset("basic_arithmetic", config={"terms": 99}, size=1)
     with pytest.raises(ValueError):

@@ -15,6 +15,7 @@ import math
 import subprocess
 import sys
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,7 +23,13 @@ from generators_sweep import GRID, ROOT, SEED, sweep_dataset
 
 from generators import registry
 from generators.answers import format_number, normalize_text, parse_number
-from generators.base import GENERATOR_VERSION, Family, Knobs, canonical_json, derive_seed
+from generators.base import (
+    GENERATOR_VERSION,
+    Family,
+    Knobs,
+    canonical_json,
+    derive_seed,
+)
 from generators.dataset import create_dataset, make_item, score
 
 FAMILY_NAMES = registry.list_families()
@@ -142,7 +149,7 @@ def test_family_module_contract(name: str) -> None:
     fam.config()  # every knob has a valid default
     for level in range(len(fam.levels)):
         fam.config_for_level(level)
-    tree = ast.parse(open(mod.__file__, encoding="utf-8").read())
+    tree = ast.parse(Path(mod.__file__).read_text(encoding="utf-8"))
     order = []
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
@@ -173,7 +180,7 @@ def test_items_have_keys_and_metadata(name: str, level: int) -> None:
         assert isinstance(item["question"], str) and item["question"].strip()
         assert isinstance(item["answer"], str) and item["answer"].strip()
         meta = item["metadata"]
-        assert METADATA_KEYS <= set(meta)
+        assert set(meta) >= METADATA_KEYS
         assert meta["family"] == name and meta["level"] == level and meta["seed"] == SEED
         assert meta["knobs"] == config.as_dict()
         assert meta["generator_version"] == GENERATOR_VERSION
@@ -187,7 +194,12 @@ def test_items_have_keys_and_metadata(name: str, level: int) -> None:
 def test_gold_answer_scores_one(name: str, level: int) -> None:
     for item in items(name, level):
         gold = item["answer"]
-        for response in (gold, f"<answer>{gold}</answer>", f"\\boxed{{{gold}}}", f"Some reasoning.\n<answer>\n{gold}\n</answer>"):
+        for response in (
+            gold,
+            f"<answer>{gold}</answer>",
+            f"\\boxed{{{gold}}}",
+            f"Some reasoning.\n<answer>\n{gold}\n</answer>",
+        ):
             assert score(name, response, item) == 1.0, f"gold {gold!r} as {response!r}"
 
 
@@ -247,7 +259,10 @@ def test_seed_streams_differ(name: str, level: int) -> None:
         same += a["question"] == b["question"] and a["answer"] == b["answer"]
     assert same < len(pairs), "(s, i + 1) and (s + 1, i) must give different items"
     first = [item["question"] for item in sweep_dataset(name, level)][:4]
-    other = [item["question"] for item in create_dataset(name, level=level, seed=SEED + 1, size=len(first), on_shortfall="truncate")]
+    other = [
+        item["question"]
+        for item in create_dataset(name, level=level, seed=SEED + 1, size=len(first), on_shortfall="truncate")
+    ]
     assert first != other
 
 
@@ -272,7 +287,7 @@ def test_every_family_imports() -> None:
     for name in FAMILY_NAMES:
         try:
             registry.get_family(name)
-        except Exception as error:  # noqa: BLE001
+        except Exception as error:
             broken.append(f"{name}: {error!r}")
     assert not broken, broken
 
@@ -321,7 +336,7 @@ def test_uniqueness_table(capsys: pytest.CaptureFixture[str]) -> None:
         print("\nuniqueness (unique items / draws) at size", rows[0][2] if rows else 0)
         print(f"{'family':32} " + " ".join(f"L{level:<5}" for level in range(6)))
         by_family: dict[str, list[str]] = {}
-        for name, level, _, _, ratio in rows:
+        for name, _level, _, _, ratio in rows:
             by_family.setdefault(name, []).append(f"{ratio:5.2f}")
         for name, cells in by_family.items():
             print(f"{name:32} " + " ".join(cells))

@@ -10,7 +10,7 @@ def _relaxed(drawing: list[str]) -> int:
     start = next((r, c) for r, c in cells if drawing[r][c] == "S")
     goal = next((r, c) for r, c in cells if drawing[r][c] == "G")
     inf = 10**9
-    dist = {cell: inf for cell in cells}
+    dist = dict.fromkeys(cells, inf)
     dist[start] = 0
     changed = True
     while changed:

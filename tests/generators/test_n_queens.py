@@ -21,7 +21,7 @@ def test_scorer_matches_brute_force() -> None:
         for item in create_dataset("n_queens", level=level, seed=9, size=6):
             meta = item["metadata"]
             n = meta["n"]
-            given = {r: c for r, c in meta["given"]}
+            given = dict(meta["given"])
             blocked = {(r, c) for r, c in meta["blocked"]}
             assert score("n_queens", item["answer"], item) == 1.0
             valid = 0

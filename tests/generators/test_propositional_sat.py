@@ -14,7 +14,7 @@ def _brute_models(n: int, clauses: list[list[int]]) -> list[tuple[bool, ...]]:
     return [
         values
         for values in itertools.product((False, True), repeat=n)
-        if all(any(values[abs(l) - 1] == (l > 0) for l in clause) for clause in clauses)
+        if all(any(values[abs(lit) - 1] == (lit > 0) for lit in clause) for clause in clauses)
     ]
 
 
@@ -31,7 +31,7 @@ def test_satisfiability_and_scoring_match_brute_force(level: int) -> None:
         n, clauses = problem.extra["num_vars"], problem.extra["clauses"]
         found = _brute_models(n, clauses)
         assert problem.extra["num_models"] == len(found)
-        assert (problem.answer == "UNSAT") == (not found)
+        assert problem.answer.startswith("UNSAT") == (not found)
         assert fam.score(problem.answer, item) == 1.0
         if found:
             assert fam.score("UNSAT", item) == 0.0
@@ -43,12 +43,20 @@ def test_satisfiability_and_scoring_match_brute_force(level: int) -> None:
             assert fam.score(problem.answer + ", " + _text(wrong), item) == 0.0  # stuffing
             assert fam.score("UNSAT or " + problem.answer, item) == 0.0
         else:
-            assert fam.score("The formula is unsatisfiable.\nAnswer: UNSAT", item) == 1.0
+            core = [int(k) for k in problem.answer.split(":", 1)[1].split(",")]
+            chosen = [clauses[k - 1] for k in core]
+            assert not _brute_models(n, chosen)  # the named clauses contradict each other
+            for i in range(len(chosen)):  # and every one of them is needed
+                assert _brute_models(n, chosen[:i] + chosen[i + 1 :])
+            assert fam.score(f"The formula is unsatisfiable.\nAnswer: {problem.answer}", item) == 1.0
+            assert fam.score("UNSAT", item) == 0.0  # the bare word is a constant answer
+            everything = "UNSAT: " + ", ".join(str(k) for k in range(1, len(clauses) + 1))
+            assert fam.score(everything, item) == (1.0 if len(core) == len(clauses) else 0.0)
             assert fam.score(_text((True,) * n), item) == 0.0
             assert fam.score("UNSAT, " + _text((True,) * n), item) == 0.0
 
 
 def test_both_outcomes_occur() -> None:
     config = fam.FAMILY.config_for_level(5)
-    answers = [fam.generate(config, random.Random(i)).answer == "UNSAT" for i in range(60)]
+    answers = [fam.generate(config, random.Random(i)).answer.startswith("UNSAT") for i in range(60)]
     assert 10 < sum(answers) < 50

@@ -36,16 +36,24 @@ def test_simple_questions_recomputed() -> None:
             rows = _rows(item["question"])
             text = item["question"].split("\n\n")[2].splitlines()[0]
             count = re.fullmatch(r"How many \w+ are (?:there whose (.+)|listed)\?", text)
-            other = re.fullmatch(r"What is the (total|average|minimum|maximum) (\w+) (?:of the \w+ whose (.+)|over all \w+)\?", text)
+            other = re.fullmatch(
+                r"What is the (total|average|minimum|maximum) (\w+) (?:of the \w+ whose (.+)|over all \w+)\?", text
+            )
             if count:
                 where = count.group(1)
                 kept = [r for r in rows if all(_holds(r, c) for c in (where.split(" and ") if where else []))]
                 value = Fraction(len(kept))
             else:
                 agg, column, where = other.groups()
-                kept = [int(r[column]) for r in rows if all(_holds(r, c) for c in (where.split(" and ") if where else []))]
-                value = {"total": lambda v: Fraction(sum(v)), "average": lambda v: Fraction(sum(v), len(v)),
-                         "minimum": lambda v: Fraction(min(v)), "maximum": lambda v: Fraction(max(v))}[agg](kept)
+                kept = [
+                    int(r[column]) for r in rows if all(_holds(r, c) for c in (where.split(" and ") if where else []))
+                ]
+                value = {
+                    "total": lambda v: Fraction(sum(v)),
+                    "average": lambda v: Fraction(sum(v), len(v)),
+                    "minimum": lambda v: Fraction(min(v)),
+                    "maximum": lambda v: Fraction(max(v)),
+                }[agg](kept)
             assert gold_text(value, "avg") == item["answer"], text
             checked += 1
     assert checked > 50

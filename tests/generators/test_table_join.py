@@ -12,7 +12,9 @@ def _tables(question: str) -> dict[str, list[dict[str, str]]]:
     for block in re.finditer(r"Table: (\w+)\n\n((?:\|.*\n?)+)", question):
         lines = block.group(2).strip().splitlines()
         headers = [h.strip() for h in lines[0].strip("|").split("|")]
-        out[block.group(1)] = [dict(zip(headers, (v.strip() for v in line.strip("|").split("|")))) for line in lines[2:]]
+        out[block.group(1)] = [
+            dict(zip(headers, (v.strip() for v in line.strip("|").split("|")))) for line in lines[2:]
+        ]
     return out
 
 
@@ -27,16 +29,29 @@ def test_join_answers() -> None:
             text = item["question"].strip().splitlines()[-2]
             if m := re.fullmatch(r"What is the (\w+) of the department that (\w+) works in\?", text):
                 expected = dept[by_name[m.group(2)]["dept_id"]][m.group(1)]
-            elif m := re.fullmatch(r"What is the (\w+) of the department of the employee who leads project (\w+)\?", text):
+            elif m := re.fullmatch(
+                r"What is the (\w+) of the department of the employee who leads project (\w+)\?", text
+            ):
                 lead = next(p["lead_id"] for p in t["projects"] if p["project"] == m.group(2))
                 expected = dept[emp[lead]["dept_id"]][m.group(1)]
-            elif m := re.fullmatch(r"How many employees work in (?:the (\w+) department|a department located in (\w+)|a department on floor (\d+))\?", text):
+            elif m := re.fullmatch(
+                r"How many employees work in "
+                r"(?:the (\w+) department|a department located in (\w+)|a department on floor (\d+))\?",
+                text,
+            ):
                 name, city, floor = m.groups()
                 col, val = ("department", name) if name else ("city", city) if city else ("floor", floor)
                 expected = str(sum(dept[e["dept_id"]][col] == val for e in t["employees"]))
-            elif m := re.fullmatch(r"What is the total budget of the projects led by employees of the (\w+) department\?", text):
-                expected = str(sum(int(p["budget"]) for p in t["projects"]
-                                   if dept[emp[p["lead_id"]]["dept_id"]]["department"] == m.group(1)))
+            elif m := re.fullmatch(
+                r"What is the total budget of the projects led by employees of the (\w+) department\?", text
+            ):
+                expected = str(
+                    sum(
+                        int(p["budget"])
+                        for p in t["projects"]
+                        if dept[emp[p["lead_id"]]["dept_id"]]["department"] == m.group(1)
+                    )
+                )
             else:
                 continue
             assert item["answer"] == expected, text

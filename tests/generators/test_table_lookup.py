@@ -27,7 +27,9 @@ def test_questions_select_the_gold_row() -> None:
             text = item["question"].split("\n\n")[2].splitlines()[0]
             key = re.fullmatch(r"What is the (\w+) in the row where (\w+) is (\S+)\?", text)
             single = re.fullmatch(r"What is the (\w+) of the \w+ whose (.+)\?", text)
-            best = re.fullmatch(r"What is the (\w+) of the \w+ with the (highest|lowest) (\w+)(?: among those whose (.+))?\?", text)
+            best = re.fullmatch(
+                r"What is the (\w+) of the \w+ with the (highest|lowest) (\w+)(?: among those whose (.+))?\?", text
+            )
             if key:
                 asked, column, value = key.groups()
                 matching = [r for r in rows if r[column] == value]

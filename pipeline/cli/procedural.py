@@ -1,0 +1,86 @@
+"""``synthenv families`` and ``synthenv procedural``: the reasoning-task side of the CLI."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import typer
+
+from pipeline.cli.common import fail
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(families)
+    app.command()(procedural)
+
+
+def families(as_json: bool = typer.Option(False, "--json", help="machine-readable output")) -> None:
+    """List the procedural task families and their levels."""
+    import generators
+
+    rows = []
+    for name in generators.list_families():
+        fam = generators.get_family(name)
+        rows.append(
+            {"name": name, "levels": len(fam.levels), "answer_kind": fam.answer_kind, "description": fam.description}
+        )
+    if as_json:
+        sys.stdout.write(json.dumps(rows, sort_keys=True) + "\n")
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table("family", "levels", "answer", "description")
+    for r in rows:
+        table.add_row(r["name"], str(r["levels"]), r["answer_kind"], r["description"])
+    Console(soft_wrap=True).print(table)
+
+
+def procedural(
+    family: str = typer.Option(..., "--family", help="family name, or several separated by commas"),
+    level: int | None = typer.Option(None, help="difficulty level for every family (default 0)"),
+    weights: str | None = typer.Option(None, help="comma-separated weights, one per family"),
+    n: int = typer.Option(..., "--n", help="number of items"),
+    seed: int = typer.Option(0, min=0),
+    out: Path = typer.Option(Path("artifacts"), "--out", help="directory bundles are written under"),
+    fmt: str | None = typer.Option(None, "--format", help="also export rows as jsonl or parquet"),
+    version: str = typer.Option("1.0.0"),
+    as_json: bool = typer.Option(False, "--json", help="print the summary as one JSON object"),
+) -> None:
+    """Build a procedural bundle (manifest, digest, tasks.jsonl) and optionally export its rows."""
+    from pipeline.package.procedural import (
+        build_procedural_bundle,
+        export_rows,
+        parse_weights,
+    )
+
+    names = [f.strip() for f in family.split(",") if f.strip()]
+    try:
+        bundle = build_procedural_bundle(
+            names, out, n=n, seed=seed, level=level, weights=parse_weights(names, weights), version=version
+        )
+        exported = None
+        if fmt is not None:
+            target = bundle.path.parent / f"{bundle.name}-{bundle.version}.{fmt}"
+            exported = str(export_rows(bundle, fmt, target))
+    except ValueError as exc:
+        fail(str(exc))
+    summary = {
+        "path": str(bundle.path),
+        "digest": bundle.digest,
+        "name": bundle.name,
+        "version": bundle.version,
+        "tasks": bundle.manifest["counts"]["tasks"],
+        "per_family": bundle.manifest["counts"]["per_family"],
+        "dropped": {},
+        "export": exported,
+    }
+    if as_json:
+        sys.stdout.write(json.dumps(summary, sort_keys=True) + "\n")
+    else:
+        typer.echo(f"{summary['name']}@{summary['version']}: {summary['tasks']} items {summary['per_family']}")
+        typer.echo(
+            f"  path   {summary['path']}\n  digest {summary['digest']}" + (f"\n  export {exported}" if exported else "")
+        )

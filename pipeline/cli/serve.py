@@ -1,0 +1,115 @@
+"""``synthenv serve``: one process serving many isolated sessions of a bundle over HTTP and MCP."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from pipeline.cli.common import err, fail, open_bundle
+
+
+def serve(
+    bundle: Path = typer.Argument(..., help="bundle directory"),
+    host: str = typer.Option("127.0.0.1", help="address to listen on (0.0.0.0 inside a container)"),
+    port: int = typer.Option(8000, min=0, max=65535, help="TCP port"),
+    max_sessions: int = typer.Option(256, "--max-sessions", min=1, help="open sessions at most; more get 503"),
+    session_ttl: float = typer.Option(
+        900.0, "--session-ttl", min=0.001, help="seconds a session may idle before it is closed"
+    ),
+    max_body: int = typer.Option(1 << 20, "--max-body", min=1024, help="largest request body in bytes (413 above)"),
+    allowed_host: list[str] | None = typer.Option(
+        None,
+        "--allowed-host",
+        help="a name clients may reach the server by (Host/Origin headers; repeatable; '*' for any, "
+        "'*.example.org' for a domain); default $SYNTHENV_ALLOWED_HOSTS or localhost, 127.0.0.1, ::1",
+    ),
+    timeout: float = typer.Option(
+        10.0, "--timeout", min=0.1, help="seconds a client may take to send a request's headers, then its body (408)"
+    ),
+    log_level: str = typer.Option("warning", "--log-level", help="uvicorn log level"),
+    trainer_token: str | None = typer.Option(
+        None,
+        "--trainer-token",
+        envvar="SYNTHENV_TRAINER_TOKEN",
+        help="enable POST /trainer/sessions/ID/verify (expected values) for holders of this token, "
+        "at least 16 characters; prefer the environment variable (arguments show in process lists)",
+    ),
+    protocol: str = typer.Option(
+        "synthenv", "--protocol", help="synthenv (sessions, tool routes, MCP) or openenv (OpenEnv's server)"
+    ),
+    trajectories: Path | None = typer.Option(
+        None, "--trajectories", help="append every session's episodes to this JSONL trajectory log"
+    ),
+    workers: int = typer.Option(
+        1, "--workers", min=1, help="server processes on the port; each session stays in the one that made it"
+    ),
+) -> None:
+    """Serve BUNDLE: /sessions, one POST /tools/NAME per tool, /health, /openapi.json and MCP at /mcp."""
+    from pipeline.bundle.format import BundleError
+
+    if protocol not in ("synthenv", "openenv"):
+        fail(f"--protocol must be synthenv or openenv, got {protocol!r}", "usage")
+    open_bundle(bundle, kinds=("tool_use",), command="serve")
+    if protocol == "openenv":
+        from pipeline.cli.serve_openenv import serve_openenv
+
+        serve_openenv(bundle, host, port, max_sessions, session_ttl, log_level, trajectories, timeout)
+        return
+
+    try:
+        from pipeline.server.http import create_app
+        from pipeline.server.runner import make_server
+    except ImportError as exc:
+        fail(f"serving needs the web stack ({exc.name} is missing): pip install 'synthenv[serve]'", "unavailable")
+    if workers > 1:
+        if trajectories is not None:
+            fail("--trajectories needs a single worker (one process appends to the log)")
+        from pipeline.server.runner import serve_workers_cli
+
+        err.print(f"serving {bundle} on http://{host}:{port} with {workers} worker processes", markup=False)
+        serve_workers_cli(
+            bundle,
+            host,
+            port,
+            workers,
+            timeout,
+            log_level,
+            max_sessions=max_sessions,
+            session_ttl=session_ttl,
+            max_body_bytes=max_body,
+            host=host,
+            allowed_hosts=allowed_host or None,
+            body_timeout=timeout,
+            trainer_token=trainer_token,
+        )
+        return
+    try:
+        app = create_app(
+            bundle,
+            max_sessions=max_sessions,
+            session_ttl=session_ttl,
+            max_body_bytes=max_body,
+            host=host,
+            allowed_hosts=allowed_host or None,
+            body_timeout=timeout,
+            trainer_token=trainer_token,
+            trajectories=trajectories,
+        )
+    except BundleError as exc:
+        fail(str(exc), "refused")
+    except ValueError as exc:
+        fail(str(exc), "usage")
+    manager = app.state.manager
+    err.print(
+        f"serving {manager.bundle.ref} ({manager.bundle.digest[:19]}…) on http://{host}:{port} "
+        f"— {len(manager.template.toolset.tools)} tools, {len(manager.template.tasks)} tasks, "
+        f"up to {max_sessions} sessions, idle TTL {session_ttl:g} s; MCP at /mcp"
+        + ("; trainer verify route enabled" if trainer_token else ""),
+        markup=False,
+    )
+    make_server(app, host, port, header_timeout=timeout, log_level=log_level).run()
+
+
+def register(app: typer.Typer) -> None:
+    app.command(name="serve")(serve)

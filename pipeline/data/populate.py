@@ -1,0 +1,467 @@
+"""Step 2: schema + seed -> a populated SQLite state, deterministic and constraint-clean.
+
+Every column draws from its own numpy generator seeded by (seed, table, column), so
+adding a column never shifts another column's values, and values are drawn in whole
+arrays (see :mod:`pipeline.data.values`), which is what lets a million-row table
+build in seconds. Distributions are the ones real data has: a few parents get most
+children, money is log-normal, statuses follow their weights *and* the age of the row
+(old orders are delivered, recent ones pending), a status implies its timestamps, ids
+follow creation time, and derived values agree with the rows they derive from (an
+order's total is the sum of its lines). Nothing reads the wall clock: "now" is the
+frozen clock passed in and recorded in the manifest.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import deque
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+
+from pipeline.data import values as pv
+from pipeline.data.columns import (
+    CATEGORICAL,
+    EPOCH,
+    ISO,
+    TIME_KINDS,
+    Array,
+    Context,
+    TableData,
+    anchor_column,
+    column_rng,
+    one_column,
+    plain_values,
+)
+from pipeline.data.lifecycle import history_codes, history_rows, stamp_lifecycles
+from pipeline.data.rules import enforce_numbers
+from pipeline.progress import tick
+from pipeline.world.ddl import ddl_parts
+from pipeline.world.schema import Column, Schema, Table, code_prefix, insertion_order
+
+DEFAULT_CLOCK = "2026-01-15T12:00:00"
+MAX_ROWS = 10_000_000
+
+
+@dataclass(frozen=True)
+class PopulateResult:
+    path: Path
+    rows: dict[str, int]
+    clock: str
+    realism: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Per kind of check (rule, timeline, status, history, vocabulary...): checks run, failed, violating rows."""
+
+
+def row_count(table: Table, scale: float) -> int:
+    """Rows of a table at a scale; lookup tables keep their fixed list."""
+    if not table.scales:
+        return table.rows
+    return max(1, round(table.rows * scale))
+
+
+def scale_for_rows(schema: Schema, rows: int) -> float:
+    """The scale that gives the largest table ``rows`` rows (the others in proportion)."""
+    if not 1 <= rows <= MAX_ROWS:
+        raise ValueError(f"rows must be in 1..{MAX_ROWS:,}, got {rows}")
+    largest = max((t.rows for t in schema.tables if t.scales), default=1)
+    return rows / largest
+
+
+# -- single columns -------------------------------------------------------------------------
+
+
+# -- whole tables ---------------------------------------------------------------------------
+
+
+def _protected(schema: Schema) -> set[tuple[str, str]]:
+    """Columns random gaps must not touch: derived values and what they derive from."""
+    out: set[tuple[str, str]] = set()
+    for t in schema.tables:
+        for c in t.columns:
+            d = c.derived
+            if d is None:
+                continue
+            out.add((t.name, c.name))
+            if d.kind == "sum":
+                out.update((str(d.table), f) for f in (*d.factors, d.via))
+            else:
+                out.update((t.name, f) for f in (*d.factors, d.via))
+                out.add((str(t.column(d.via).references), str(d.column)))
+    return out
+
+
+def _generate_table(table: Table, n: int, ctx: Context, protected: set[tuple[str, str]]) -> TableData:
+    seed = ctx.seed
+    cols: dict[str, Array] = {}
+    preset = history_rows(table, ctx)
+    steps = None
+    if preset is not None:
+        # A status history is its subjects' routes, one row per step, already in time order.
+        n, cols = preset
+        steps = cols.pop("/step")
+    fks = [c for c in table.columns if c.references and c.name not in cols]
+    for c in fks:
+        cols[c.name] = one_column(table, c, n, seed, ctx, cols)
+    if table.unique_together:
+        # Settle distinct reference pairs before any time is drawn against the parents.
+        early = TableData(table=table, n=n, values=cols)
+        _unique_groups(early, ctx, refs_only=True)
+        cols, n = early.values, early.n
+    anchor_col = anchor_column(table)
+    anchor = None
+    if anchor_col is not None and anchor_col.name in cols:
+        anchor = cols[anchor_col.name]
+    elif anchor_col is not None:
+        anchor = one_column(table, anchor_col, n, seed, ctx, cols)
+        # Ids follow creation time, as they do in a real system.
+        order = np.argsort(anchor, kind="stable")
+        anchor = anchor[order]
+        cols = {k: v[order] for k, v in cols.items()}
+        cols[anchor_col.name] = anchor
+    deferred = []
+    for c in table.columns:
+        if c.primary_key or c.name in cols:
+            continue
+        if c.semantic in TIME_KINDS and c.stamp is not None and not c.after:
+            deferred.append(c)
+            continue
+        cols[c.name] = one_column(table, c, n, seed, ctx, cols, anchor)
+    for c in deferred:
+        cols[c.name] = one_column(table, c, n, seed, ctx, cols, anchor)
+    if steps is not None:
+        _history_codes(table, cols, steps)
+    data = TableData(table=table, n=n, values=cols, anchor=anchor)
+    _unique_groups(data, ctx)
+    _status_follows_age(data, seed)
+    changed = stamp_lifecycles(data, ctx, column_rng(seed, table.name, "/lifecycle"))
+    _redraw_after(data, ctx, changed)
+    _gaps(data, seed, protected)
+    return data
+
+
+def _history_codes(table: Table, cols: dict[str, Array], steps: Array) -> None:
+    """A history row's code names its subject and step (``ASC-1042-2``), as the write tools do."""
+    h = table.history
+    if h is None:
+        return
+    for c in table.columns:
+        if c.semantic == "code" and c.unique:
+            codes = history_codes(code_prefix(table), cols[h.via].tolist(), steps.tolist())
+            cols[c.name] = pv.as_objects(codes)
+
+
+def _redraw_after(data: TableData, ctx: Context, changed: set[str]) -> None:
+    """Times declared after a status time that the lifecycle just set are drawn again from it."""
+    table = data.table
+    for c in table.columns:
+        if c.after in changed and c.name not in changed and c.semantic in TIME_KINDS:
+            values = one_column(table, c, data.n, ctx.seed, ctx, data.values, data.anchor)
+            base_null = data.nulls.get(str(c.after))
+            if base_null is not None:
+                # Where the status time is empty there is no order to keep: the first draw stays.
+                values = np.where(base_null, data.values[c.name], values)
+            data.values[c.name] = values
+            changed.add(c.name)
+
+
+def _unique_groups(data: TableData, ctx: Context, refs_only: bool = False) -> None:
+    """Repeated unique-together combinations are redrawn (a link table's pairs stay distinct).
+
+    A reference is redrawn uniformly over its parents; when the pairs are dense, the last
+    repeats take the unused combinations in order. Rows are dropped only if the table has
+    more rows than there are combinations.
+    """
+    table = data.table
+    for group in table.unique_together:
+        if any(c not in data.values for c in group) or refs_only != all(table.column(c).references for c in group):
+            continue
+        last = table.column(group[-1])
+        g = column_rng(ctx.seed, table.name, "/unique/" + "/".join(group))
+        dup = _repeats(data, group)
+        for attempt in range(12):
+            if not dup.any():
+                break
+            if last.references:
+                # First only the last reference; if a popular parent has run out of partners, all of them.
+                for name in group[-1:] if attempt < 3 else group:
+                    col = table.column(name)
+                    if col.references:
+                        m = _parent_rows(ctx, table, col, data.n)
+                        data.values[name][dup] = g.integers(1, m + 1, int(dup.sum()))
+            else:
+                redraw = one_column(table, last, data.n, ctx.seed + attempt + 1, ctx, data.values, data.anchor)
+                data.values[last.name][dup] = redraw[dup]
+            dup = _repeats(data, group)
+        if dup.any() and len(group) == 2 and all(table.column(c).references for c in group):
+            _fill_unused_pairs(data, ctx, group, dup)
+            dup = _repeats(data, group)
+        if dup.any():
+            keep = np.flatnonzero(~dup)
+            data.values = {c: v[keep] for c, v in data.values.items()}
+            data.anchor = data.anchor[keep] if data.anchor is not None else None
+            data.n = len(keep)
+
+
+def _repeats(data: TableData, group: tuple[str, ...]) -> Array:
+    """True for every row whose combination occurred in an earlier row (one stable sort of a packed key)."""
+    key = np.zeros(data.n, dtype=np.int64)
+    for c in group:
+        codes = _key(data.values[c])
+        codes = codes - codes.min() if len(codes) else codes
+        key = key * (int(codes.max(initial=0)) + 1) + codes
+    order = np.argsort(key, kind="stable")
+    ordered = key[order]
+    dup = np.zeros(data.n, dtype=bool)
+    dup[order[1:]] = ordered[1:] == ordered[:-1]
+    return dup
+
+
+def _parent_rows(ctx: Context, table: Table, column: Column, n: int) -> int:
+    return n if column.references == table.name else ctx.data[str(column.references)].n
+
+
+def _fill_unused_pairs(data: TableData, ctx: Context, group: tuple[str, ...], dup: Array) -> None:
+    a, b = group
+    ma, mb = (_parent_rows(ctx, data.table, data.table.column(c), data.n) for c in group)
+    used = set(zip(data.values[a][~dup].tolist(), data.values[b][~dup].tolist()))
+    free = ((i, j) for i in range(1, ma + 1) for j in range(1, mb + 1) if (i, j) not in used)
+    for row in np.flatnonzero(dup).tolist():
+        pair = next(free, None)
+        if pair is None:
+            return
+        data.values[a][row], data.values[b][row] = pair
+
+
+def _key(values: Array) -> Array:
+    if values.dtype == object:
+        _, inverse = np.unique(values.astype(str), return_inverse=True)
+        return inverse
+    return values.astype(np.int64)
+
+
+@cache
+def _depths(values: tuple[str, ...], transitions: tuple[tuple[str, tuple[str, ...]], ...]) -> dict[str, int]:
+    """Steps from the initial status (the first value) to each value; unreachable ones count as furthest."""
+    moves = dict(transitions)
+    depth = {values[0]: 0}
+    queue = deque([values[0]])
+    while queue:
+        v = queue.popleft()
+        for nxt in moves.get(v, ()):
+            if nxt not in depth:
+                depth[nxt] = depth[v] + 1
+                queue.append(nxt)
+    far = max(depth.values()) + 1
+    return {v: depth.get(v, far) for v in values}
+
+
+def _frozen(transitions: dict[str, tuple[str, ...]] | None) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    return tuple(sorted((k, tuple(v)) for k, v in (transitions or {}).items()))
+
+
+def _status_follows_age(data: TableData, seed: int) -> None:
+    """Old rows are further along their lifecycle (delivered), recent ones near the start (pending).
+
+    The weighted mix is kept exactly; only which row gets which status changes, with noise.
+    """
+    if data.anchor is None or data.n < 2:
+        return
+    for c in data.table.columns:
+        if c.semantic != "status" or not c.values or not c.transitions:
+            continue
+        depth = _depths(tuple(c.values), _frozen(c.transitions))
+        g = column_rng(seed, data.table.name, c.name + "/age")
+        statuses = data.values[c.name]
+        d = np.array([depth[v] for v in c.values])
+        lookup = {v: i for i, v in enumerate(c.values)}
+        codes = np.array([lookup[v] for v in statuses.tolist()])
+        by_depth = codes[np.argsort(-d[codes], kind="stable")]
+        # Rows are in creation order (ids follow time); deepest statuses go to the oldest rows, noisily.
+        key = np.arange(data.n) / data.n + g.normal(0, 0.3, data.n)
+        out = np.empty(data.n, dtype=np.int64)
+        out[np.argsort(key, kind="stable")] = by_depth
+        data.values[c.name] = pv.as_objects(list(c.values))[out]
+
+
+def _gaps(data: TableData, seed: int, protected: set[tuple[str, str]]) -> None:
+    """Random gaps in nullable columns, at a rate that differs per column."""
+    table = data.table
+    grouped = {c for g in table.unique_together for c in g}
+    for c in table.columns:
+        if (
+            not c.nullable
+            or c.stamp is not None
+            or c.semantic in CATEGORICAL
+            or c.name == table.label
+            or (table.name, c.name) in protected
+            or c.name in grouped
+        ):
+            continue
+        g = column_rng(seed, table.name, c.name + "/null")
+        rate = 0.04 + 0.26 * g.random()
+        data.nulls[c.name] = g.random(data.n) < rate
+
+
+# -- derived values -------------------------------------------------------------------------
+
+
+def _derive(schema: Schema, data: dict[str, TableData]) -> None:
+    """Apply every derivation in dependency order (copies of prices before the sums that use them)."""
+    pending = [(t, c) for t in schema.tables for c in t.columns if c.derived is not None]
+    done: set[tuple[str, str]] = set()
+    derived = {(t.name, c.name) for t, c in pending}
+    while pending:
+        progressed = False
+        for item in list(pending):
+            table, column = item
+            d = column.derived
+            if d is None:
+                continue
+            if d.kind == "sum":
+                deps = {(str(d.table), f) for f in d.factors}
+            else:
+                deps = {(table.name, f) for f in d.factors} | {(str(table.column(d.via).references), str(d.column))}
+            if (deps & derived) - done:
+                continue
+            _apply(table, column, data)
+            done.add((table.name, column.name))
+            pending.remove(item)
+            progressed = True
+        if not progressed:
+            raise ValueError(
+                f"derived columns depend on each other in a cycle: {[(t.name, c.name) for t, c in pending]}"
+            )
+
+
+def _apply(table: Table, column: Column, data: dict[str, TableData]) -> None:
+    d = column.derived
+    if d is None:
+        return
+    own = data[table.name]
+    if d.kind == "sum":
+        child = data[str(d.table)]
+        product = np.ones(child.n)
+        for f in d.factors:
+            product = product * child.values[f]
+        via = child.values[d.via]
+        total = np.bincount(via - 1, weights=product, minlength=own.n)[: own.n]
+    else:
+        parent = data[str(table.column(d.via).references)]
+        total = parent.values[str(d.column)][own.values[d.via] - 1].astype(float)
+        for f in d.factors:
+            total = total * own.values[f]
+    own.values[column.name] = np.round(total, 2) if column.sql_type == "REAL" else np.round(total).astype(np.int64)
+
+
+# -- writing --------------------------------------------------------------------------------
+
+
+def _insert(conn: sqlite3.Connection, data: TableData) -> None:
+    table = data.table
+    columns = list(table.columns)
+    lists = [list(range(1, data.n + 1))]
+    lists += [plain_values(c, data.values[c.name], data.nulls.get(c.name)) for c in columns[1:]]
+    names = ", ".join('"' + c.name.replace('"', '""') + '"' for c in columns)
+    marks = ", ".join("?" for _ in columns)
+    conn.executemany(f'INSERT INTO "{table.name}" ({names}) VALUES ({marks})', zip(*lists))
+
+
+def _row_counts(schema: Schema, scale: float) -> dict[str, int]:
+    """Rows per table; a one-to-one table never has more rows than its parent, and a table of lines (a total
+    is summed over) never fewer: an order without a single line is not an order."""
+    counts: dict[str, int] = {}
+    lines = _line_columns(schema)
+    for table in insertion_order(schema):
+        n = row_count(table, scale)
+        for c in table.foreign_keys:
+            if c.unique and c.references != table.name:
+                n = min(n, counts[str(c.references)])
+            elif (table.name, c.name) in lines and c.references != table.name:
+                n = max(n, counts[str(c.references)])
+        for group in table.unique_together:
+            space = 1
+            for name in group:
+                col = table.column(name)
+                if col.references:
+                    space *= counts.get(str(col.references), n) if col.references != table.name else n
+                elif col.values:
+                    space *= len(col.values)
+                else:
+                    space *= MAX_ROWS
+            n = min(n, max(1, space))
+        counts[table.name] = n
+    return counts
+
+
+def _line_columns(schema: Schema) -> frozenset[tuple[str, str]]:
+    return frozenset(
+        (str(c.derived.table), c.derived.via)
+        for t in schema.tables
+        for c in t.columns
+        if c.derived is not None and c.derived.kind == "sum"
+    )
+
+
+def generate_state(schema: Schema, seed: int, scale: float = 1.0, clock: str = DEFAULT_CLOCK) -> dict[str, TableData]:
+    """All tables in memory, consistent with each other, in insertion order."""
+    if scale <= 0:
+        raise ValueError(f"scale must be positive, got {scale}")
+    now = int((datetime.strptime(clock, ISO) - EPOCH).total_seconds())
+    counts = _row_counts(schema, scale)
+    ctx = Context(seed=seed, now=now, data={}, lines=_line_columns(schema))
+    protected = _protected(schema)
+    order = insertion_order(schema)
+    for i, table in enumerate(order):
+        tick("populate", i, len(order), table.name)
+        ctx.data[table.name] = _generate_table(table, counts[table.name], ctx, protected)
+    tick("populate", len(order), len(order))
+    _derive(schema, ctx.data)
+    for table in insertion_order(schema):
+        if table.rules:
+            fixed = frozenset(c for t, c in protected if t == table.name) | frozenset(
+                c for group in table.unique_together for c in group
+            )
+            enforce_numbers(ctx.data[table.name], ctx, column_rng(seed, table.name, "/rules"), fixed)
+    return ctx.data
+
+
+def populate(schema: Schema, seed: int, path: Path, scale: float = 1.0, clock: str = DEFAULT_CLOCK) -> PopulateResult:
+    """Create ``path`` (replacing it) with the schema's DDL and deterministic rows.
+
+    Everything is written in one explicit transaction (so the file's bytes never depend on
+    the host's locale), rows with foreign-key enforcement off and indexes built afterwards
+    (both much faster in bulk); ``PRAGMA foreign_key_check`` then proves every reference. UNIQUE,
+    NOT NULL and CHECK constraints are enforced by SQLite on every insert.
+    """
+    data = generate_state(schema, seed, scale, clock)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.exists():
+        path.unlink()
+    creates, indexes = ddl_parts(schema, "sqlite")
+    # Autocommit mode, and one explicit transaction: Python 3.11's sqlite3 decides whether a
+    # statement writes by comparing its first word case-insensitively under the C library's
+    # locale, and under tr_TR ('I' does not lower to 'i') it misses INSERT, commits row by
+    # row and leaves another change counter in the file header: other bytes, other digest.
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        conn.execute("PRAGMA journal_mode = OFF")
+        conn.execute("PRAGMA synchronous = OFF")
+        conn.execute("PRAGMA cache_size = -262144")
+        conn.execute("BEGIN")
+        for stmt in creates:
+            conn.execute(stmt)
+        for table in insertion_order(schema):
+            _insert(conn, data[table.name])
+        for stmt in indexes:
+            conn.execute(stmt)
+        conn.execute("COMMIT")
+        problems = conn.execute("PRAGMA foreign_key_check").fetchall()
+        if problems:
+            raise RuntimeError(f"population broke referential integrity: {problems[:5]}")
+    finally:
+        conn.close()
+    return PopulateResult(path=path, rows={t.name: data[t.name].n for t in schema.tables}, clock=clock)

@@ -1,0 +1,157 @@
+"""One episode: reset, let the agent act until it answers or the step budget runs out, score.
+
+Every call the agent makes is an environment step (a malformed call too: the environment
+answers it with a typed error, as it would any bad action), so the step count, the tool
+errors and the trajectory log all come from one place. The agent sees the instruction,
+the tool specs and the rendered observations; ``info`` (which, on the final step, holds
+the verifier's report) never reaches it.
+
+Outcomes: ``passed`` / ``failed`` from the verifier (a run-out budget is ``failed``: the
+agent never answered); ``error`` when the agent's provider failed or timed out, the
+environment raised instead of answering, or the verifier reported that it could not run.
+Errors are kept apart and never scored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from pipeline.evaluate import trajectory
+from pipeline.evaluate.agent import AgentError, EpisodeStart, Policy, Reference, Usage, openai_tools, render
+from pipeline.evaluate.config import EvalConfig
+
+
+@dataclass
+class EpisodeResult:
+    """One row of ``episodes.jsonl``: what the report is computed from."""
+
+    task_id: str
+    trial: int
+    family: str
+    level: int
+    status: str
+    """``passed``, ``failed`` or ``error``."""
+    reward: float
+    steps: int
+    tool_calls: int
+    tool_errors: int
+    end: str
+    """``answer`` (a final answer was scored), ``max_steps``; errors: ``provider``, ``verifier``, ``environment``."""
+    error: str | None = None
+    episode: str | None = None
+    """The episode's id in the trajectory log."""
+    seconds: float = 0.0
+    usage: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def episode_seed(digest: str, task_id: str, trial: int) -> int:
+    """A seed for scripted randomness, a pure function of (bundle, task, trial)."""
+    text = f"{digest}/{task_id}/{trial}"
+    return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "big")
+
+
+def reference_of(env: Any, task_id: str) -> Reference:
+    """The task's reference solution (trainer-side: only the upper-bound policy is given it)."""
+    for task in env.tasks:
+        if isinstance(task, dict):  # a procedural item
+            if task["id"] == task_id:
+                return Reference((), task["answer"])
+        elif task.id == task_id:
+            return Reference(tuple((c.tool, dict(c.arguments)) for c in task.solution), task.answer)
+    raise ValueError(f"unknown task {task_id!r}")
+
+
+def is_procedural(env: Any) -> bool:
+    return env.bundle.manifest.get("kind") == "procedural"
+
+
+def specs_of(env: Any) -> list[dict[str, Any]]:
+    specs = getattr(env, "tool_specs", None)
+    return list(specs()) if callable(specs) else []
+
+
+def run_episode(env: Any, writer: Any, policy: Policy, config: EvalConfig, task_id: str, trial: int) -> EpisodeResult:
+    """Play ``task_id`` once (trial ``trial``) with ``policy``; every step goes to ``writer``'s log."""
+    began = time.perf_counter()
+    logged = trajectory.record(env, writer)
+    obs, info = logged.reset(task_id=task_id)
+    start = EpisodeStart(
+        task_id=task_id,
+        trial=trial,
+        seed=episode_seed(env.bundle.digest, task_id, trial),
+        instruction=str(obs["instruction"]),
+        tools=openai_tools(specs_of(env), config.answer_tool),
+        procedural=is_procedural(env),
+        reference=reference_of(env, task_id) if policy.needs_reference else None,
+    )
+    result = EpisodeResult(task_id, trial, str(info["family"]), int(info["level"]), "failed", 0.0, 0, 0, 0, "max_steps")
+    result.episode = logged._episode
+    agent = policy.agent(start)
+    feedback: list[tuple[str, str]] = []
+    try:
+        while result.steps < config.max_steps and result.end == "max_steps":
+            try:
+                turn = agent.act(feedback)
+            except AgentError as exc:
+                result.status, result.end, result.error = "error", "provider", str(exc)[:500]
+                trajectory.cut(logged, "error", result.error)
+                break
+            feedback = []
+            if turn.final:
+                _finish(logged, result, {"answer": turn.answer})
+                break
+            if not turn.calls:  # a nudge: the turn cost a step and did nothing
+                result.steps += 1
+                continue
+            for call in turn.calls:
+                if result.steps >= config.max_steps:
+                    break
+                args = call.arguments
+                if call.name == config.answer_tool and isinstance(args, dict) and set(args) == {"answer"}:
+                    _finish(logged, result, {"answer": args["answer"]})
+                    break
+                obs = _step(logged, {"tool": call.name, "arguments": args})  # a malformed call too: the env says why
+                result.steps += 1
+                result.tool_calls += 1
+                if obs.get("type") in ("tool_error", "error"):
+                    result.tool_errors += 1
+                feedback.append((call.id, render(obs, config.observation_chars)))
+        else:
+            if result.end == "max_steps":
+                trajectory.cut(logged, "failed", f"no answer within {config.max_steps} steps")
+    except EnvironmentFailure as exc:  # the log already holds its error row
+        result.status, result.end, result.error = "error", "environment", str(exc)[:500]
+    finally:
+        result.seconds = round(time.perf_counter() - began, 6)
+        result.usage = asdict(agent.usage) if isinstance(agent.usage, Usage) else {}
+    return result
+
+
+class EnvironmentFailure(RuntimeError):
+    """The environment raised instead of answering: an infrastructure error, never the agent's fault."""
+
+
+def _step(logged: Any, action: dict[str, Any]) -> Any:
+    try:
+        obs, *_ = logged.step(action)
+    except Exception as exc:
+        raise EnvironmentFailure(f"{type(exc).__name__}: {exc}") from exc
+    return obs
+
+
+def _finish(logged: Any, result: EpisodeResult, action: dict[str, Any]) -> None:
+    """Score the final answer; the verifier's own ``error`` status stays an error."""
+    try:
+        _, reward, _, _, info = logged.step(action)
+    except Exception as exc:
+        raise EnvironmentFailure(f"{type(exc).__name__}: {exc}") from exc
+    result.steps += 1
+    result.reward = float(reward)
+    result.status = trajectory.status_of(float(reward), info)
+    result.end = "verifier" if result.status == "error" else "answer"

@@ -1,0 +1,54 @@
+"""Every evaluation episode in the trajectory log (:mod:`pipeline.integrations.trajectory`).
+
+The evaluation writes the same rows a trainer's log holds, so the same readers (export,
+``synthenv curriculum update``) take an evaluation's log as they take a trainer's.
+``status`` is set on the row that ends an episode: ``passed`` / ``failed`` from the
+verifier, or ``error`` for an infrastructure failure (to be masked). The agent loop reaches
+the log through the three functions below only.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pipeline.integrations.episode import status_of
+from pipeline.integrations.trajectory import COLUMNS, RecordTrajectory, TrajectoryWriter
+
+__all__ = ["COLUMNS", "cut", "open_log", "record", "status_of"]
+
+
+def open_log(path: str | Path) -> TrajectoryWriter:
+    """The run's trajectory file (appended to, so a resumed run keeps the first part's rows)."""
+    return TrajectoryWriter(path)
+
+
+def record(env: Any, writer: TrajectoryWriter) -> Any:
+    """``env`` with every reset and step logged to ``writer``."""
+    return RecordTrajectory(env, writer)
+
+
+def cut(wrapped: Any, status: str, reason: str) -> None:
+    """End the current episode in the log from outside the environment.
+
+    ``failed`` when the step budget ran out (the agent never answered), ``error`` when the
+    model's provider failed (the episode is masked). One row, after the last step.
+    """
+    if status not in ("failed", "error"):
+        raise ValueError(f"a cut episode is 'failed' or 'error', got {status!r}")
+    wrapped.writer.write(
+        {
+            **dict.fromkeys(COLUMNS),
+            **wrapped._static,
+            "episode": wrapped._episode,
+            "task_id": wrapped._task_id,
+            "step": wrapped._step,
+            "reward": 0.0,
+            "components": {},
+            "terminated": False,
+            "truncated": True,
+            "status": status,
+            "error": reason[:2000],
+            "seconds": 0.0,
+        }
+    )

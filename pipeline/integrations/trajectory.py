@@ -1,0 +1,224 @@
+"""The trajectory log: a wrapper that records every episode as JSONL rows.
+
+``RecordTrajectory`` wraps an ``Environment`` or a ``ProceduralEnvironment`` (a wrapper,
+Gymnasium style, not a feature of the environment) and appends one row per reset and
+per step:
+
+``bundle`` (``name@version``), ``name``, ``version``, ``digest``, ``task_id``,
+``episode`` (an id unique to the log), ``step`` (0 is the reset), ``action``,
+``observation`` (what the agent saw), ``reward``, ``components``, ``terminated``,
+``truncated``, ``status`` and ``seconds`` (time spent in the environment for this row).
+
+``status`` is set on the row that ends an episode: ``passed`` / ``failed`` from the
+verifier, or ``error`` when the environment itself failed (the exception is recorded and
+re-raised); such rows are infrastructure failures to mask, never to train on. Rows hold
+no expected values: only what the agent saw and the trainer's reward.
+
+Many wrapped environments may share one :class:`TrajectoryWriter` (one file, a lock), so
+a server with concurrent sessions writes whole lines. Files are read back (and exported
+to Parquet) through DuckDB; ``synthenv curriculum update --results`` takes them as they
+are, using the final row of each episode.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+import time
+from pathlib import Path
+from typing import IO, Any
+
+from pipeline.integrations.episode import EpisodeEnv, status_of
+
+COLUMNS: dict[str, str] = {
+    "bundle": "VARCHAR",
+    "name": "VARCHAR",
+    "version": "VARCHAR",
+    "digest": "VARCHAR",
+    "task_id": "VARCHAR",
+    "episode": "VARCHAR",
+    "step": "INTEGER",
+    "action": "JSON",
+    "observation": "JSON",
+    "reward": "DOUBLE",
+    "components": "JSON",
+    "terminated": "BOOLEAN",
+    "truncated": "BOOLEAN",
+    "status": "VARCHAR",
+    "error": "VARCHAR",
+    "seconds": "DOUBLE",
+}
+"""Every row has exactly these keys; the DuckDB types they are read back with."""
+
+
+class TrajectoryWriter:
+    """Appends JSON lines to one file; safe to share between threads and sessions."""
+
+    def __init__(self, path: str | Path | IO[str]) -> None:
+        if isinstance(path, (str, Path)):
+            self.path: Path | None = Path(path)
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._fh: IO[str] = self.path.open("a", encoding="utf-8")
+            self._owns = True
+        else:
+            self.path, self._fh, self._owns = None, path, False
+        self._lock = threading.Lock()
+        self._ids = itertools.count()
+        self._prefix = f"{time.time_ns():x}"
+
+    def next_episode(self) -> str:
+        """An episode id unique within this writer (and, by its time prefix, across runs)."""
+        with self._lock:
+            return f"{self._prefix}-{next(self._ids)}"
+
+    def write(self, row: dict[str, Any]) -> None:
+        line = json.dumps(row, sort_keys=True, ensure_ascii=False, default=str) + "\n"
+        with self._lock:
+            self._fh.write(line)
+            self._fh.flush()
+
+    def close(self) -> None:
+        if self._owns:
+            self._fh.close()
+
+
+class RecordTrajectory:
+    """Wraps an environment; every reset and step becomes a row in ``writer``'s file.
+
+    Attributes the wrapper does not define (``tool_specs``, ``tasks``, ``bundle``, …)
+    come from the wrapped environment.
+    """
+
+    def __init__(self, env: EpisodeEnv, writer: TrajectoryWriter | str | Path) -> None:
+        self.env = env
+        self._own_writer = not isinstance(writer, TrajectoryWriter)
+        self.writer = writer if isinstance(writer, TrajectoryWriter) else TrajectoryWriter(writer)
+        bundle = env.bundle
+        self._static = {"bundle": bundle.ref, "name": bundle.name, "version": bundle.version, "digest": bundle.digest}
+        self._episode: str | None = None
+        self._task_id: str | None = None
+        self._step = 0
+        self._over = False
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.env, name)
+
+    def _row(self, **values: Any) -> dict[str, Any]:
+        row: dict[str, Any] = dict.fromkeys(COLUMNS)
+        row.update(self._static)
+        row.update(episode=self._episode, task_id=self._task_id, step=self._step, components={})
+        row.update(values)
+        return row
+
+    def reset(self, task_id: str | None = None, seed: int | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+        start = time.perf_counter()
+        obs, info = self.env.reset(task_id=task_id, seed=seed)
+        self._episode = self.writer.next_episode()
+        self._task_id = str(info.get("task_id"))
+        self._step = 0
+        self._over = False
+        self.writer.write(
+            self._row(
+                observation=obs, reward=0.0, terminated=False, truncated=False, seconds=time.perf_counter() - start
+            )
+        )
+        return obs, info
+
+    def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        if self._episode is None or self._over:
+            return self.env.step(action)  # the environment's own invalid_state error; nothing to log
+        self._step += 1
+        start = time.perf_counter()
+        try:
+            obs, reward, terminated, truncated, info = self.env.step(action)
+        except Exception as exc:
+            self._over = True
+            self.writer.write(
+                self._row(
+                    action=action,
+                    reward=0.0,
+                    terminated=False,
+                    truncated=True,
+                    status="error",
+                    error=f"{type(exc).__name__}: {exc}"[:2000],
+                    seconds=time.perf_counter() - start,
+                )
+            )
+            raise
+        seconds = time.perf_counter() - start
+        ended = bool(terminated or truncated)
+        self._over = ended
+        self.writer.write(
+            self._row(
+                action=action,
+                observation=obs,
+                reward=float(reward),
+                components=dict(info.get("components") or {}),
+                terminated=bool(terminated),
+                truncated=bool(truncated),
+                status=status_of(float(reward), info) if ended else None,
+                seconds=seconds,
+            )
+        )
+        return obs, reward, terminated, truncated, info
+
+    def close(self) -> None:
+        self.env.close()
+        if self._own_writer:
+            self.writer.close()
+
+
+def _sources(paths: list[Path]) -> str:
+    missing = [str(p) for p in paths if not p.is_file()]
+    if missing:
+        raise ValueError(f"no such trajectory file: {', '.join(missing)}")
+    if not paths:
+        raise ValueError("no trajectory files given")
+    return "[" + ", ".join("'" + str(p).replace("'", "''") + "'" for p in paths) + "]"
+
+
+def _relation(con: Any, paths: list[Path]) -> str:
+    columns = "{" + ", ".join(f"'{k}': '{v}'" for k, v in COLUMNS.items()) + "}"
+    return f"read_json({_sources(paths)}, format='newline_delimited', columns={columns})"
+
+
+def export_trajectories(paths: list[str | Path], out: str | Path, fmt: str = "parquet") -> dict[str, Any]:
+    """Write trajectory files as one Parquet (or JSONL) file through DuckDB; returns counts.
+
+    Rows keep their order (file order, then line order); ``action``, ``observation`` and
+    ``components`` stay JSON text so any consumer can parse them.
+    """
+    import duckdb
+
+    if fmt not in ("parquet", "jsonl"):
+        raise ValueError(f"--format must be parquet or jsonl, got {fmt!r}")
+    files = [Path(p) for p in paths]
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    con = duckdb.connect(config={"autoinstall_known_extensions": "false"})
+    try:
+        source = _relation(con, files)
+        options = "FORMAT parquet, COMPRESSION zstd" if fmt == "parquet" else "FORMAT json"
+        target = str(out).replace("'", "''")
+        try:
+            con.execute(f"COPY (SELECT * FROM {source}) TO '{target}' ({options})")
+            counted = con.execute(
+                f"SELECT count(*), count(DISTINCT episode), count(*) FILTER (WHERE status IS NOT NULL), "
+                f"count(*) FILTER (WHERE status = 'error') FROM {source}"
+            ).fetchone()
+        except duckdb.Error as exc:
+            raise ValueError(f"cannot read trajectories ({exc})") from None
+    finally:
+        con.close()
+    if counted is None:  # an aggregate always yields one row; this only narrows the type
+        raise ValueError("cannot read trajectories (no counts)")
+    rows, episodes, finals, errors = counted
+    return {
+        "out": str(out),
+        "format": fmt,
+        "rows": rows,
+        "episodes": episodes,
+        "finished": finals,
+        "errors": errors,
+    }

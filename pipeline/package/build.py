@@ -1,0 +1,105 @@
+"""Step 5: write the bundle directory, its manifest and its reproducible archive.
+
+Building happens in a scratch directory beside the target and ends with one rename, so
+a crash never leaves a half-written bundle where a trainer would look for one.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pipeline.bundle.format import (
+    SEALED,
+    Bundle,
+    load_bundle,
+    pretty_json,
+    write_archive,
+    write_bundle,
+)
+from pipeline.bundle.names import check_bundle_name, check_version
+from pipeline.bundle.versions import parse_version
+from pipeline.package.report.page import report_html
+from pipeline.runtime.task import Task
+from pipeline.tools.openapi import openapi_document
+from pipeline.tools.specs import Toolset
+from pipeline.world.blueprint import templates_dir
+from pipeline.world.ddl import ddl_script
+from pipeline.world.schema import Schema
+
+
+def dockerfile(name: str, version: str) -> str:
+    template = (templates_dir() / "Dockerfile.template").read_text(encoding="utf-8")
+    return template.replace("{name}", name).replace("{version}", version)
+
+
+def write_atomically(out: Path, manifest: dict[str, Any], write_files: Callable[[Path], None]) -> Bundle:
+    """Write ``out/<name>/<version>/`` via a scratch directory and one rename, plus the archive.
+
+    Name and version become paths here, so they are checked before anything is created.
+    """
+    name, version = check_bundle_name(manifest.get("name")), check_version(manifest.get("version"))
+    target = Path(out) / name / version
+    target.parent.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=f".{version}-", dir=target.parent))
+    try:
+        write_files(scratch)
+        write_bundle(scratch, manifest)
+        if target.exists():
+            shutil.rmtree(target)
+        scratch.rename(target)
+    except BaseException:
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise
+    write_archive(target, target.parent / f"{name}-{version}.tar.gz")
+    return load_bundle(target)
+
+
+def package(
+    out: Path,
+    manifest: dict[str, Any],
+    schema: Schema,
+    state: Path,
+    toolset: Toolset,
+    tasks: list[Task],
+) -> Bundle:
+    """Write a tool-use bundle: schema, state, tools, tasks, report and Dockerfile."""
+
+    def write(scratch: Path) -> None:
+        (scratch / "schema.json").write_text(pretty_json(json.loads(schema.model_dump_json())), encoding="utf-8")
+        (scratch / "schema.sql").write_text(ddl_script(schema, "sqlite"), encoding="utf-8")
+        shutil.copyfile(state, scratch / "state.sqlite")
+        (scratch / "tools.json").write_text(pretty_json(json.loads(toolset.model_dump_json())), encoding="utf-8")
+        doc = openapi_document(toolset, manifest["title"], manifest["version"])
+        (scratch / "openapi.json").write_text(pretty_json(doc), encoding="utf-8")
+        with (scratch / "tasks.jsonl").open("w", encoding="utf-8") as fh:
+            for t in tasks:
+                fh.write(json.dumps(t.model_dump(mode="json"), sort_keys=True, ensure_ascii=False) + "\n")
+        (scratch / "report.html").write_text(report_html(manifest, schema, state, tasks), encoding="utf-8")
+        (scratch / "Dockerfile").write_text(dockerfile(manifest["name"], manifest["version"]), encoding="utf-8")
+
+    return write_atomically(out, manifest, write)
+
+
+def restamp(bundle: Bundle, version: str, out: Path | None = None) -> Bundle:
+    """Re-package ``bundle`` as ``version`` under ``out`` (a temporary directory by default).
+
+    Every other field of the manifest, lineage included, is kept: the content is the same
+    world, only its version changed.
+    """
+    parse_version(version)
+    if bundle.manifest.get("kind", "tool_use") != "tool_use":
+        raise ValueError(
+            f"{bundle.ref}: only tool_use bundles can be re-versioned; regenerate it with the version instead"
+        )
+    manifest = {k: v for k, v in bundle.manifest.items() if k not in SEALED}
+    manifest["version"] = version
+    schema = Schema.model_validate(bundle.read_json("schema.json"))
+    toolset = Toolset.model_validate(bundle.read_json("tools.json"))
+    tasks = [Task.model_validate(t) for t in bundle.read_jsonl("tasks.jsonl")]
+    target = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="synthenv-restamp-"))
+    return package(target, manifest, schema, bundle.file("state.sqlite"), toolset, tasks)

@@ -1,0 +1,217 @@
+"""The evaluation section of a report page: measured success and steps per family and level.
+
+Input is plain data: evaluation reports as ``pipeline.evaluate.report.build_report`` makes
+them (one per policy: a model, the scripted baselines), as a run writes them and as a
+calibrated bundle's manifest carries them. Plots are inline SVG drawn here (a few lines
+and whiskers need no plotting library in the default install): success (pass@1 with its
+95 % interval) by level, one small chart per family with one line per policy, and mean
+steps by level. A level where a trivial policy (one that does not do the task) passes
+anything is shown in red in the baseline table. Output is deterministic: same reports,
+same bytes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pipeline.package.report.render import Markup, render
+
+COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f")
+TRIVIAL = ("random", "refuse", "no_tools")
+STYLE = (
+    "body{font-family:sans-serif;margin:2em;max-width:1100px}td,th{padding:2px 8px;"
+    "border-bottom:1px solid #ddd;text-align:right}td:first-child,th:first-child{text-align:left}"
+)
+FREE = " style='color:#d62728;font-weight:bold'"
+"""Inline, so the mark survives inside another page's stylesheet (a bundle's report)."""
+
+
+def _fmt(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.0f}%"
+
+
+def _span(ci: Sequence[float] | None) -> str:
+    return "" if ci is None else f"{_fmt(ci[0])}–{_fmt(ci[1])}"
+
+
+def _chart(
+    title: str,
+    levels: Sequence[int],
+    series: Sequence[tuple[str, str, Mapping[int, tuple[float, float | None, float | None]]]],
+    y_max: float,
+    y_label: str,
+    width: int = 250,
+    height: int = 170,
+) -> dict[str, Any]:
+    """A line chart: x = level, one polyline per series, optional whiskers (lo, hi); drawn by ``chart``."""
+    left, right, top, bottom = 34, 8, 18, 24
+    pw, ph = width - left - right, height - top - bottom
+    span = max(1, len(levels) - 1)
+
+    def x(i: int) -> float:
+        return left + pw * (i / span if len(levels) > 1 else 0.5)
+
+    def y(v: float) -> float:
+        return top + ph * (1 - (v / y_max if y_max else 0))
+
+    lines = []
+    for n, (_name, colour, points) in enumerate(series):
+        shift = (n - (len(series) - 1) / 2) * 2.5  # overlapping lines stay visible side by side
+        coords = [(x(i) + shift, points[lvl]) for i, lvl in enumerate(levels) if lvl in points]
+        if not coords:
+            continue
+        path = " ".join(f"{px:.1f},{y(v):.1f}" for px, (v, _, _) in coords)
+        dots = [
+            (
+                f"{px:.1f}",
+                f"{y(v):.1f}",
+                (f"{y(lo):.1f}", f"{y(hi):.1f}") if lo is not None and hi is not None else None,
+            )
+            for px, (v, lo, hi) in coords
+        ]
+        lines.append((colour, path, dots))
+    return {
+        "title": title,
+        "width": width,
+        "height": height,
+        "left": left,
+        "right": left + pw,
+        "top": top,
+        "base": top + ph,
+        "middle": f"{top + ph / 2:.1f}",
+        "y_max": f"{y_max:g}",
+        "y_label": y_label,
+        "ticks": [(f"{x(i) - 3:.1f}", lvl) for i, lvl in enumerate(levels)],
+        "series": lines,
+    }
+
+
+def _levels(reports: Sequence[Mapping[str, Any]]) -> list[int]:
+    return sorted({int(lvl) for r in reports for lvl in r["levels"]})
+
+
+def success_charts(reports: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """pass@1 by level, one chart per family, one line per policy."""
+    levels = _levels(reports)
+    families = sorted({f for r in reports for f in r["families"]})
+    charts = []
+    for family in families:
+        series = []
+        for i, r in enumerate(reports):
+            cells = r["families"].get(family, {}).get("levels", {})
+            points = {
+                int(lvl): (c["pass_at_1"], *(c["pass_at_1_ci"] or (None, None)))
+                for lvl, c in cells.items()
+                if c["pass_at_1"] is not None
+            }
+            series.append((r["policy"], COLOURS[i % len(COLOURS)], points))
+        charts.append(_chart(f"{family}: pass@1 by level", levels, series, 1.0, "pass"))
+    return charts
+
+
+def steps_chart(reports: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    levels = _levels(reports)
+    series = []
+    top = 1.0
+    for i, r in enumerate(reports):
+        points = {
+            int(lvl): (c["mean_steps"], None, None) for lvl, c in r["levels"].items() if c["mean_steps"] is not None
+        }
+        top = max([top, *(v for v, _, _ in points.values())])
+        series.append((r["policy"], COLOURS[i % len(COLOURS)], points))
+    return _chart("mean steps by level (all families)", levels, series, float(int(top) + 1), "steps", 420, 200)
+
+
+def _policy(r: Mapping[str, Any]) -> dict[str, Any]:
+    """One policy's summary line and its rows per family and level, formatted."""
+    o = r["overall"]
+    rows = [
+        {
+            "family": family,
+            "level": lvl,
+            "tasks": c["tasks"],
+            "episodes": c["episodes"],
+            "errors": c["errors"],
+            "pass_at_1": _fmt(c["pass_at_1"]),
+            "ci": _span(c["pass_at_1_ci"]),
+            "pass_at_k": _fmt(c["pass_at_k"]),
+            "pass_at_k_ci": _span(c["pass_at_k_ci"]),
+            "pass_hat_k": _fmt(c["pass_hat_k"]),
+            "pass_hat_k_ci": _span(c["pass_hat_k_ci"]),
+            "steps": "" if c["mean_steps"] is None else c["mean_steps"],
+            "tool_errors": "" if c["mean_tool_errors"] is None else c["mean_tool_errors"],
+        }
+        for family, f in r["families"].items()
+        for lvl, c in f["levels"].items()
+    ]
+    return {
+        "policy": r["policy"],
+        "k": r["trials"],
+        "pass_at_1": _fmt(o["pass_at_1"]),
+        "pass_at_k": _fmt(o["pass_at_k"]),
+        "pass_hat_k": _fmt(o["pass_hat_k"]),
+        "tasks": o["tasks"],
+        "errors": r["errors"]["total"],
+        "config_id": r["config_id"],
+        "rows": rows,
+    }
+
+
+def _level_rows(
+    reports: Sequence[Mapping[str, Any]], levels: list[int]
+) -> list[tuple[str, list[tuple[bool, str]], str]]:
+    rows = []
+    for r in reports:
+        cells = []
+        for lvl in levels:
+            c = r["levels"].get(str(lvl))
+            p = None if c is None else c["pass_at_1"]
+            cells.append((r["policy"] in TRIVIAL and bool(p), _fmt(p)))
+        rows.append((r["policy"], cells, _fmt(r["overall"]["pass_at_1"])))
+    return rows
+
+
+def evaluation_section(reports: Sequence[Mapping[str, Any]], title: str = "Measured difficulty") -> str:
+    """``<section id='evaluation'>``: tables and plots for the given reports (same bundle)."""
+    if not reports:
+        return ""
+    levels = _levels(reports)
+    return render(
+        "evaluation.html.j2",
+        title=title,
+        ref=reports[0]["bundle"]["ref"],
+        levels=levels,
+        level_rows=_level_rows(reports, levels),
+        free_style=Markup(FREE),
+        legend=[(COLOURS[i % len(COLOURS)], r["policy"]) for i, r in enumerate(reports)],
+        success=success_charts(reports),
+        steps=steps_chart(reports),
+        policies=[_policy(r) for r in reports],
+    )
+
+
+def evaluation_page(reports: Sequence[Mapping[str, Any]]) -> str:
+    """A standalone page (an evaluation run's ``report.html``)."""
+    ref = reports[0]["bundle"]["ref"] if reports else ""
+    section = Markup(evaluation_section(reports, "Evaluation"))
+    return render("evaluation_page.html.j2", ref=ref, style=Markup(STYLE), section=section) + "\n"
+
+
+def calibration_section(manifest: Mapping[str, Any]) -> str:
+    """The section for a calibrated bundle (``manifest["calibration"]``); empty for any other."""
+    calibration = manifest.get("calibration")
+    if not calibration:
+        return ""
+    runs = calibration.get("runs") or []
+    return evaluation_section(runs, "Measured difficulty")
+
+
+def with_section(page: str, section: str) -> str:
+    """``page`` with its evaluation section replaced by ``section`` (or added before ``</body>``)."""
+    start = page.find("<section id='evaluation'>")
+    if start != -1:
+        end = page.index("</section>", start) + len("</section>")
+        page = page[:start] + page[end:]
+    cut = page.rfind("</body>")
+    return page[:cut] + section + page[cut:] if cut != -1 else page + section

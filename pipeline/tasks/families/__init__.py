@@ -1,0 +1,58 @@
+"""Task families, always registered in this order (it fixes task ids and seeds).
+
+Each module declares ``NAME``, ``KNOBS`` (the difficulty knobs it turns), ``LEVELS``
+(level 0-5 -> knob targets, as data) and ``generate(ctx, rng, level) -> Candidate``,
+raising :class:`~pipeline.tasks.model.Skip` with a reason when the state offers no
+fitting subject.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+from pipeline.tasks.context import Context
+from pipeline.tasks.families import (
+    aggregate,
+    bulk_update,
+    conditional,
+    count,
+    create,
+    infeasible,
+    lookup,
+    multihop,
+    topk,
+    update,
+    workflow,
+)
+from pipeline.tasks.model import Candidate
+
+
+@dataclass(frozen=True)
+class Family:
+    name: str
+    knobs: tuple[str, ...]
+    levels: dict[int, dict[str, Any]]
+    generate: Callable[[Context, random.Random, int], Candidate]
+    description: str
+
+
+def _family(module: ModuleType) -> Family:
+    levels = dict(module.LEVELS)
+    if sorted(levels) != list(range(len(levels))):
+        raise ValueError(f"family {module.NAME}: levels must be 0..n without gaps")
+    return Family(
+        module.NAME, tuple(module.KNOBS), levels, module.generate, (module.__doc__ or "").strip().splitlines()[0]
+    )
+
+
+FAMILIES: dict[str, Family] = {
+    f.name: f
+    for f in map(
+        _family,
+        (lookup, count, multihop, aggregate, topk, create, update, workflow, bulk_update, conditional, infeasible),
+    )
+}

@@ -1,0 +1,149 @@
+"""Conditions and rows as families handle them: a ``Filter`` the list tool can express, one
+column's values with vectorised masks (``ColumnValues``), and ``Rows``, a query's rows held
+once and turned into dicts only when read, so sampling over a large table copies nothing.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+from pipeline.world.schema import Column
+
+FilterOp = Literal["eq", "min", "max", "from", "to", "on"]
+
+
+@dataclass(frozen=True)
+class Filter:
+    """One condition the list tool can express, with the value a user would say."""
+
+    column: Column
+    op: FilterOp
+    value: Any
+
+    @staticmethod
+    def matching(column: Column, value: Any) -> Filter | None:
+        """The filter a user means by "whose <column> is <value>" (a day, for timestamps)."""
+        if value is None:
+            return None
+        if column.semantic == "timestamp":
+            return Filter(column, "on", str(value)[:10])
+        if column.sql_type == "BOOLEAN":
+            return Filter(column, "eq", bool(value))
+        return Filter(column, "eq", value)
+
+    def arguments(self) -> dict[str, Any]:
+        c = self.column
+        if self.op == "eq":
+            return {c.name: self.value}
+        if self.op == "on":
+            if c.semantic == "date":
+                return {c.name: self.value}
+            return {f"{c.name}_from": f"{self.value}T00:00:00", f"{c.name}_to": f"{self.value}T23:59:59"}
+        if self.op in ("from", "to"):
+            suffix = "T00:00:00" if self.op == "from" else "T23:59:59"
+            return {f"{c.name}_{self.op}": self.value + (suffix if c.semantic == "timestamp" else "")}
+        return {f"{c.name}_{self.op}": self.value}
+
+    def holds(self, row: dict[str, Any]) -> bool:
+        v = row.get(self.column.name)
+        if v is None:
+            return False
+        if self.op == "eq":
+            return bool(v == self.value)
+        if self.op == "on":
+            return str(v)[:10] == self.value
+        if self.op in ("min", "from"):
+            return bool(str(v)[:10] >= self.value) if self.op == "from" else bool(v >= self.value)
+        return bool(str(v)[:10] <= self.value) if self.op == "to" else bool(v <= self.value)
+
+
+class ColumnValues:
+    """One column of some rows, with the arrays that test a filter on every row at once."""
+
+    def __init__(self, values: list[Any]) -> None:
+        self.values = values
+        self._present: np.ndarray | None = None
+        self._objects: np.ndarray | None = None
+        self._numbers: np.ndarray | None = None
+        self._days: np.ndarray | None = None
+
+    @property
+    def present(self) -> np.ndarray:
+        if self._present is None:
+            self._present = np.fromiter((v is not None for v in self.values), dtype=bool, count=len(self.values))
+        return self._present
+
+    def mask(self, f: Filter) -> np.ndarray:
+        """``f.holds`` for every row, as ``Filter.holds`` decides it."""
+        x, n = f.value, len(self.values)
+        if f.op == "eq":
+            if self._objects is None:
+                self._objects = np.empty(n, dtype=object)
+                self._objects[:] = self.values
+            return self.present & (self._objects == x).astype(bool)
+        if f.op in ("on", "from", "to"):
+            if self._days is None:
+                self._days = np.array([str(v)[:10] if v is not None else "" for v in self.values], dtype="U10")
+            cmp = self._days == x if f.op == "on" else self._days >= x if f.op == "from" else self._days <= x
+            return self.present & cmp
+        if self._numbers is None and all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in self.values if v is not None
+        ):
+            self._numbers = np.array([math.nan if v is None else v for v in self.values], dtype=float)
+        if self._numbers is not None and isinstance(x, (int, float)) and abs(x) < 2**53:
+            return self._numbers >= x if f.op == "min" else self._numbers <= x
+        it = (v is not None and (v >= x if f.op == "min" else v <= x) for v in self.values)
+        return np.fromiter(it, dtype=bool, count=n)
+
+
+class Rows(Sequence[dict[str, Any]]):
+    """Rows of one query, held as tuples: each access builds a fresh dict, so picking one row of a
+    million-row table costs one row (not a copy of the table) and no caller can change the cache."""
+
+    __slots__ = ("_columns", "_data", "_names")
+
+    def __init__(self, names: list[str], data: list[tuple[Any, ...]]) -> None:
+        self._names, self._data = names, data
+        self._columns: dict[str, ColumnValues] = {}
+
+    def column(self, name: str) -> ColumnValues:
+        """One column's values in row order (built once: the rows never change)."""
+        if name not in self._columns:
+            i = self._names.index(name)
+            self._columns[name] = ColumnValues([r[i] for r in self._data])
+        return self._columns[name]
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [dict(zip(self._names, r)) for r in self._data[index]]
+        return dict(zip(self._names, self._data[index]))
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        names = self._names
+        return (dict(zip(names, r)) for r in self._data)
+
+    def __eq__(self, other: object) -> bool:
+        return list(self) == list(other) if isinstance(other, (Rows, list)) else NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __add__(self, other: Any) -> list[dict[str, Any]]:
+        return [*self, *other]
+
+    def __radd__(self, other: Any) -> list[dict[str, Any]]:
+        return [*other, *self]
+
+
+def merge(filters: list[Filter]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for f in filters:
+        out.update(f.arguments())
+    return out

@@ -1,0 +1,154 @@
+"""Step 4 driver: propose candidates per family and level, keep the proven ones.
+
+For each family, candidate ``i`` is asked at level ``i mod levels``, with a seed derived
+by a stable hash of (bundle seed, family, index, attempt), so adding a family never
+shifts another's tasks. A candidate that a family cannot build, that repeats an
+instruction, or that fails its proof (the exploit library included) is dropped with its
+reason counted; the slot is then retried with the next attempt seed, a bounded number
+of times.
+
+Every instruction ends with the refusal form (``common.refusal_form``): the one way to
+say a request cannot be done, naming the blocker. Feasible and infeasible tasks carry
+the same sentence, so it tells an agent nothing about which one it faces.
+"""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+
+from pipeline.data.columns import column_seed
+from pipeline.runtime.task import Task
+from pipeline.runtime.verify import Verifier, normalise_text
+from pipeline.tasks.context import Context
+from pipeline.tasks.families import FAMILIES
+from pipeline.tasks.model import Candidate, Skip, TaskSet
+from pipeline.tasks.phrasing import Phrasebook, refusal_form
+from pipeline.tasks.proof import expected_changes, prove, replay_key
+from pipeline.tasks.replay import Replayer, replay_executor
+from pipeline.tools.executor import Executor, ToolError, open_copy
+from pipeline.tools.specs import Toolset
+from pipeline.world.schema import Schema
+
+ATTEMPTS = 3
+
+
+def finalise(
+    c: Candidate, task_id: str, schema: Schema, initial: bytes, executor: Executor, replayer: Replayer | None = None
+) -> Task | str:
+    """Replay the reference once to learn its diff; build the verifier from it."""
+    rep = Replayer(initial, executor) if replayer is None else replayer
+    try:
+        rep.enter("strict:" + replay_key(c.solution), c.solution, required=None)
+        changes, idle = expected_changes(rep.conn, rep.session.touched(), schema, rep.reference)
+    except ToolError as exc:
+        return f"reference_failed:{exc.code}"
+    finally:
+        rep.reset()
+        if replayer is None:
+            rep.close()
+    if c.answer_check is None and not changes:
+        return "no_effect"
+    if idle:
+        return "reference_rewrites_rows"
+    verifier = Verifier(answer=c.answer_check, changes=changes)
+    knobs = {
+        "disambiguations": 0,
+        "recoveries": 0,
+        **c.knobs,
+        "reference_calls": len(c.solution),
+        "writes": sum(1 for call in c.solution if executor.spec(call.tool).mode == "write"),
+        "entity_types": len({executor.spec(call.tool).table for call in c.solution}),
+        "extra_pages": sum(1 for call in c.solution if call.arguments.get("offset")),
+    }
+    return Task(
+        id=task_id,
+        family=c.family,
+        level=c.level,
+        knobs=dict(sorted(knobs.items())),
+        instruction=c.instruction,
+        solution=tuple(c.solution),
+        answer=c.answer,
+        verifier=verifier,
+        grounding=tuple(c.grounding),
+    )
+
+
+def generate_tasks(
+    schema: Schema,
+    toolset: Toolset,
+    initial: bytes,
+    executor: Executor,
+    seed: int,
+    clock: str,
+    per_family: int = 6,
+    families: tuple[str, ...] | None = None,
+) -> TaskSet:
+    """``per_family`` proven tasks per family (fewer when candidates keep failing)."""
+    if per_family < 0:
+        raise ValueError(f"per_family must be >= 0, got {per_family}")
+    unknown = sorted(set(families or ()) - set(FAMILIES))
+    if unknown:
+        raise ValueError(f"unknown task families {unknown}; known: {sorted(FAMILIES)}")
+    executor = replay_executor(executor)
+    conn = open_copy(initial)
+    conn.execute("PRAGMA query_only = ON")
+    scratch = open_copy(initial)
+    replayer = Replayer(initial, executor, reference=conn)
+    ctx = Context(schema, toolset, executor, conn, clock, seed, Phrasebook.load())
+    out = TaskSet(tasks=[])
+    seen: set[str] = set()
+    try:
+        for name, family in FAMILIES.items():
+            if families is not None and name not in families:
+                continue
+            for i in range(per_family):
+                level = i % len(family.levels)
+                for attempt in range(ATTEMPTS):
+                    out.candidates += 1
+                    reason = _attempt(
+                        ctx, out, seen, name, family.generate, i, level, attempt, initial, scratch, replayer
+                    )
+                    if reason is None:
+                        break
+                    out.dropped[reason] += 1
+    finally:
+        replayer.close()
+        conn.close()
+        scratch.close()
+    return out
+
+
+def _attempt(
+    ctx: Context,
+    out: TaskSet,
+    seen: set[str],
+    name: str,
+    make,
+    i: int,
+    level: int,
+    attempt: int,
+    initial: bytes,
+    scratch: sqlite3.Connection,
+    replayer: Replayer,
+) -> str | None:
+    rng = random.Random(column_seed(ctx.seed, "task", f"{name}/{i}/{attempt}"))
+    try:
+        candidate = make(ctx, rng, level)
+    except Skip as skip:
+        return skip.reason
+    key = normalise_text(candidate.instruction)
+    if key in seen:
+        return "duplicate_instruction"
+    candidate.instruction += " " + refusal_form(rng, ctx.phrases)
+    result = finalise(candidate, f"{name}-{i:03d}", ctx.schema, initial, ctx.executor, replayer)
+    if isinstance(result, str):
+        return result
+    reason, run = prove(result, initial, ctx.executor, scratch, replayer)
+    if reason is not None:
+        return reason
+    if run is not None:
+        out.exploits.add(run)
+    seen.add(key)
+    out.tasks.append(result)
+    return None

@@ -1,0 +1,72 @@
+"""Hostile state files: schema objects the bundle's schema.json does not declare."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from craft import seal
+from typer.testing import CliRunner
+
+from pipeline.bundle.format import BundleError
+from pipeline.cli.main import app
+from pipeline.runtime.environment import Environment
+
+EXTRA_OBJECTS = {
+    "trigger": "CREATE TRIGGER wipe_reviews AFTER UPDATE ON categories BEGIN DELETE FROM reviews; END",
+    "view": "CREATE VIEW cheap AS SELECT * FROM products WHERE price < 1",
+    "table": "CREATE TABLE shadow (id INTEGER PRIMARY KEY, note TEXT)",
+    "index": "CREATE INDEX ix_reviews_headline ON reviews (headline)",
+}
+
+
+def _add(bundle: Path, statement: str) -> None:
+    conn = sqlite3.connect(bundle / "state.sqlite")
+    try:
+        conn.execute(statement)
+        conn.commit()
+    finally:
+        conn.close()
+    seal(bundle)
+
+
+@pytest.mark.parametrize("kind", list(EXTRA_OBJECTS))
+def test_an_undeclared_schema_object_is_refused_on_load(bundle_copy: Path, kind: str) -> None:
+    _add(bundle_copy, EXTRA_OBJECTS[kind])
+    name = EXTRA_OBJECTS[kind].split()[2]
+    with pytest.raises(BundleError, match=name):
+        Environment.from_bundle(bundle_copy)
+
+
+def test_a_changed_table_definition_is_refused(bundle_copy: Path) -> None:
+    """The same table name, but without the constraints the schema declares."""
+    conn = sqlite3.connect(bundle_copy / "state.sqlite")
+    try:
+        conn.execute("PRAGMA foreign_keys = OFF")
+        conn.execute("ALTER TABLE reviews RENAME TO reviews_old")
+        conn.execute("CREATE TABLE reviews AS SELECT * FROM reviews_old")
+        conn.execute("DROP TABLE reviews_old")
+        conn.commit()
+    finally:
+        conn.close()
+    seal(bundle_copy)
+    with pytest.raises(BundleError, match="reviews"):
+        Environment.from_bundle(bundle_copy)
+
+
+def test_check_refuses_a_state_with_a_trigger(bundle_copy: Path) -> None:
+    _add(bundle_copy, EXTRA_OBJECTS["trigger"])
+    result = CliRunner().invoke(app, ["check", str(bundle_copy)])
+    assert result.exit_code != 0
+    assert "wipe_reviews" in result.output
+    assert "tasks proven" not in result.output
+
+
+def test_the_server_refuses_a_state_with_a_trigger(bundle_copy: Path) -> None:
+    pytest.importorskip("fastapi")
+    from pipeline.server.http import create_app
+
+    _add(bundle_copy, EXTRA_OBJECTS["trigger"])
+    with pytest.raises(BundleError, match="wipe_reviews"):
+        create_app(bundle_copy)
