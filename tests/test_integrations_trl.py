@@ -31,8 +31,10 @@ def procedural(tmp_path_factory: pytest.TempPathFactory) -> Bundle:
 
 
 def _core(schema: dict[str, Any]) -> dict[str, Any]:
-    """What a type hint can say about a property: type (items), enum, description."""
+    """What a type hint can say about a property: type (items), enum (a const is a one-member enum)."""
     out = {k: schema[k] for k in ("type", "enum") if k in schema}
+    if "const" in schema:
+        out["enum"] = [schema["const"]]
     if "items" in schema:
         out["items"] = _core(schema["items"])
     return out
@@ -59,9 +61,25 @@ def test_tool_schemas_match_tools_json(store_bundle: Path) -> None:
         for prop, want in want_props.items():
             have = got_props[python_name(prop)]
             assert _core(have) == _core(want), (name, prop, have, want)
+            nested = want.get("properties") if want.get("type") == "object" else None
             if "description" in want:
-                assert have["description"] == " ".join(want["description"].split())
-            for key in set(want) - {"type", "enum", "items", "description"}:
+                text = " ".join(want["description"].split())
+                assert have["description"].startswith(text) if nested else have["description"] == text
+            carried = {"type", "enum", "items", "description", "const"}
+            if nested:
+                # A type hint renders a nested object as a bare "object": its keys, their types and
+                # allowed values, and which are required must reach the model through the description.
+                said = have["description"]
+                for key, sub in nested.items():
+                    assert f"{key} (" in said, (name, prop, key, said)
+                    for value in sub.get("enum") or (sub.get("items") or {}).get("enum") or ():
+                        assert repr(value) in said, (name, prop, key, value)
+                for key in want.get("required") or ():
+                    assert key in said.split("Required keys:")[1], (name, prop, key)
+                if want.get("additionalProperties") is False:
+                    assert "No other keys" in said
+                carried |= {"properties", "required", "additionalProperties"}
+            for key in set(want) - carried:
                 lost[key] = lost.get(key, 0) + 1
     # Constraints a type hint cannot carry; the environment still enforces them (invalid_argument).
     inexpressible = {"minimum", "maximum", "minLength", "maxLength", "pattern", "minItems", "maxItems", "uniqueItems"}

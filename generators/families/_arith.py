@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import random
 import re
+import threading
 from collections import Counter
 from collections.abc import Mapping
 from fractions import Fraction
@@ -18,6 +19,9 @@ from typing import Any
 
 MAX_EXPRESSION_CHARS = 300
 MAX_DEPTH = 40
+_PARSE_LOCK = threading.Lock()
+"""CPython 3.11 builds AST objects with an interpreter-wide recursion counter, so two threads
+parsing at once (a trainer scoring completions from a thread pool) can raise SystemError."""
 
 _TRANSLATE = str.maketrans(
     {"×": "*", "∗": "*", "·": "*", "÷": "/", "−": "-", "–": "-", "[": "(", "]": ")", "{": "(", "}": ")"}
@@ -68,7 +72,8 @@ def evaluate(text: str) -> tuple[Fraction, list[int]]:
     if len(text) > MAX_EXPRESSION_CHARS:
         raise ExpressionError("expression too long")
     try:
-        tree = ast.parse(text, mode="eval")
+        with _PARSE_LOCK:
+            tree = ast.parse(text, mode="eval")
     except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
         raise ExpressionError(f"not an expression: {exc}") from None
     used: list[int] = []

@@ -70,6 +70,8 @@ def type_hint(schema: dict[str, Any]) -> Any:
     """The Python type hint that ``get_json_schema`` turns back into this property's type and enum."""
     if schema.get("enum"):
         return Literal[tuple(schema["enum"])]  # type: ignore[misc]
+    if "const" in schema:  # a pinned value is a one-member enum
+        return Literal[schema["const"]]
     kind = schema.get("type")
     if kind == "array":
         items = schema.get("items")
@@ -85,9 +87,35 @@ def type_hint(schema: dict[str, Any]) -> Any:
     return _JSON_TYPES[kind]
 
 
+def _key_phrase(name: str, schema: dict[str, Any]) -> str:
+    """``status (string, one of 'open', 'closed')``: a nested key as a docstring can say it."""
+    kind = schema.get("type", "value")
+    if kind == "array" and isinstance(schema.get("items"), dict):
+        inner = schema["items"]
+        kind = f"list of {inner.get('type', 'value')}"
+        schema = inner
+    words = [" or ".join(kind) if isinstance(kind, list) else str(kind)]
+    if schema.get("enum"):
+        words.append("one of " + ", ".join(repr(v) for v in schema["enum"]))
+    return f"{name} ({', '.join(words)})"
+
+
 def describe(name: str, schema: dict[str, Any]) -> str:
-    """One line of the ``Args:`` section: the schema's description, else the name and type."""
+    """One line of the ``Args:`` section: the schema's description, else the name and type.
+
+    A type hint renders a nested object only as ``object``, so its keys (with their types and
+    allowed values) are spelled out here: the model reads them in the tool's description.
+    """
     text = str(schema.get("description") or f"the {name.replace('_', ' ')} ({schema.get('type', 'value')})")
+    nested = schema.get("properties")
+    if schema.get("type") == "object" and isinstance(nested, dict) and nested:
+        keys = "; ".join(_key_phrase(k, v) for k, v in nested.items())
+        required = [k for k in schema.get("required") or () if k in nested]
+        text += f". Keys: {keys}"
+        if required:
+            text += f". Required keys: {', '.join(required)}"
+        if schema.get("additionalProperties") is False:
+            text += ". No other keys"
     return " ".join(text.split())
 
 
