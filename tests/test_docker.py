@@ -137,7 +137,7 @@ def _http(method: str, url: str, body: Any = None, timeout: float = 10.0) -> tup
 
 
 def test_package_without_an_engine_fails_fast(store_bundle: Path, tmp_path: Path) -> None:
-    """No engine: a clear message and exit 2 within seconds, not a hang or a traceback."""
+    """No engine: a clear message and exit 5 (unavailable) within seconds, not a hang or a traceback."""
     env = {"DOCKER_HOST": "unix:///nonexistent/docker.sock", "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
     start = time.perf_counter()
     proc = subprocess.run(
@@ -148,7 +148,7 @@ def test_package_without_an_engine_fails_fast(store_bundle: Path, tmp_path: Path
         text=True,
         timeout=60,
     )
-    assert proc.returncode == 2, proc.stderr
+    assert proc.returncode == 5, proc.stderr
     assert "no Docker engine reachable" in proc.stderr and "Traceback" not in proc.stderr
     assert time.perf_counter() - start < 15
 

@@ -71,6 +71,7 @@ def _build_image(
 ) -> None:
     from pipeline.package.image import (
         ImageError,
+        ImageUnavailable,
         build_bundle_image,
         connect,
         ensure_runtime_image,
@@ -87,10 +88,12 @@ def _build_image(
         )
         built = build_bundle_image(client, [b.path for b in loaded], tag=tag, runtime=runtime_image, log=log)
         saved = save_image(client, built.tag, save) if save is not None else None
+    except ImageUnavailable as exc:
+        fail(str(exc), "unavailable")
     except ImageError as exc:
-        fail(str(exc), 2)
+        fail(str(exc), "failed")
     except ValueError as exc:
-        fail(str(exc), 2)
+        fail(str(exc), "usage")
     result = {
         **built.as_dict(),
         "runtime": runtime_image,

@@ -37,6 +37,7 @@ from pipeline import __version__
 from pipeline.bundle.format import MANIFEST, Bundle, load_bundle
 from pipeline.package.wheelhouse import (
     ImageError,
+    ImageUnavailable,
     Log,
     build_wheelhouse,
     project_root,
@@ -95,7 +96,7 @@ def connect(timeout: int = 600, probe_timeout: int = 10) -> Any:
             probe.close()
         return docker.from_env(timeout=timeout)
     except (docker.errors.DockerException, requests.exceptions.RequestException) as exc:
-        raise ImageError(f"no Docker engine reachable ({exc}); start the engine or set DOCKER_HOST") from None
+        raise ImageUnavailable(f"no Docker engine reachable ({exc}); start the engine or set DOCKER_HOST") from None
 
 
 def image_exists(client: Any, tag: str) -> bool:
@@ -117,7 +118,7 @@ def ensure_base_image(client: Any, tag: str = BASE_IMAGE, build: bool = False, l
         return
     script = project_root() / "scripts" / "build-base-image.sh"
     if not build:
-        raise ImageError(
+        raise ImageUnavailable(
             f"base image {tag} not found: build it with `sudo {script}` (debootstrap, needs a Debian "
             f"mirror) or `docker load -i` a saved copy; see docs/containers.md"
         )

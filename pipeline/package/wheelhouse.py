@@ -42,6 +42,10 @@ class ImageError(Exception):
     """An image could not be built, found or saved; the message says what to do."""
 
 
+class ImageUnavailable(ImageError):
+    """What building needs is not here (no engine answers, no base image): not a failed build."""
+
+
 def quiet(_: str) -> None:
     return None
 
