@@ -35,7 +35,7 @@ from pipeline.runtime.verify import Verdict
 from pipeline.tools.executor import Executor, ToolError, open_copy
 from pipeline.tools.jsonvalues import check_json, json_problem
 from pipeline.tools.specs import Toolset
-from pipeline.world.ddl import undeclared_objects
+from pipeline.world.ddl import undeclared_objects, unreadable_values
 from pipeline.world.schema import Schema
 
 Observation = dict[str, Any]
@@ -66,10 +66,11 @@ def _refused(action: Any, problem: str, info: Info) -> tuple[Observation, float,
 
 
 def _check_state_objects(bundle: Bundle, schema: Schema, state: bytes) -> None:
-    """Refuse a state holding schema objects (triggers, views, tables, indexes) schema.json does not declare."""
+    """Refuse a state holding schema objects (triggers, views, tables, indexes) schema.json does not
+    declare, or values it does not allow (see :func:`unreadable_values`)."""
     conn = open_copy(state)
     try:
-        problems = undeclared_objects(schema, conn)
+        problems = undeclared_objects(schema, conn) or unreadable_values(schema, conn)
     finally:
         conn.close()
     if problems:

@@ -200,3 +200,66 @@ def undeclared_objects(schema: Schema, conn: sqlite3.Connection) -> list[str]:
         if actual[key] != expected[key]
     ]
     return problems
+
+
+_STORED: dict[str, str] = {
+    "INTEGER": "typeof({c}) NOT IN ('integer', 'null')",
+    "BOOLEAN": "typeof({c}) NOT IN ('integer', 'null')",
+    "REAL": "typeof({c}) NOT IN ('real', 'integer', 'null') OR abs({c}) > 1.7976931348623157e308",
+    "TEXT": "typeof({c}) NOT IN ('text', 'null')",
+}
+"""Per declared type, the stored values no tool can return as JSON (wrong storage class, infinity)."""
+
+
+_NON_ASCII = "*[^" + chr(1) + "-" + chr(127) + "]*"
+
+
+def _ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def unreadable_values(schema: Schema, conn: sqlite3.Connection) -> list[str]:
+    """Values in ``conn`` that break the schema or have no JSON form, one line per table column.
+
+    The DDL matching (:func:`undeclared_objects`) says nothing about the rows: a state written
+    with CHECK constraints switched off, bytes where text is declared, an infinite REAL, or
+    text that is not UTF-8 (which sqlite3 cannot even hand to Python) would load and then fail
+    some tool call mid-episode. ``PRAGMA quick_check`` re-validates NOT NULL and CHECK; the
+    rest is one scan per table (about 0.3 s for 300k rows), then a UTF-8 decode of only the
+    non-ASCII text.
+    """
+    problems = [f"PRAGMA quick_check: {r[0]}" for r in conn.execute("PRAGMA quick_check").fetchall() if r[0] != "ok"]
+    factory = conn.text_factory
+    conn.text_factory = bytes
+    try:
+        for table in schema.tables:
+            t = _ident(table.name)
+            texts = [_ident(c.name) for c in table.columns if c.sql_type == "TEXT"]
+            # Any character outside 1..127, as SQLite reads it: every non-UTF-8 byte run is one.
+            wide = " OR ".join(f"({c} GLOB '{_NON_ASCII}')" for c in texts) or "0"
+            tests = [_STORED[c.sql_type].format(c=_ident(c.name)) for c in table.columns]
+            sums = ", ".join(f"coalesce(sum({test}), 0)" for test in [*tests, wide])
+            *counts, non_ascii = conn.execute(f"SELECT {sums} FROM {t}").fetchone()
+            problems += [
+                f"{table.name}.{column.name}: {count} value(s) not {column.sql_type} or not finite"
+                for column, count in zip(table.columns, counts)
+                if count
+            ]
+            if non_ascii:
+                problems += _not_utf8(conn, table.name, [c.name for c in table.columns if c.sql_type == "TEXT"], wide)
+    finally:
+        conn.text_factory = factory
+    return problems
+
+
+def _not_utf8(conn: sqlite3.Connection, table: str, columns: list[str], where: str) -> list[str]:
+    """Per text column of ``table``, how many of the rows matching ``where`` do not decode (bytes rows)."""
+    bad = dict.fromkeys(columns, 0)
+    for row in conn.execute(f"SELECT {', '.join(map(_ident, columns))} FROM {_ident(table)} WHERE {where}"):
+        for name, raw in zip(columns, row):
+            if isinstance(raw, bytes):
+                try:
+                    raw.decode("utf-8")
+                except UnicodeDecodeError:
+                    bad[name] += 1
+    return [f"{table}.{name}: {n} text value(s) that are not UTF-8" for name, n in bad.items() if n]

@@ -70,3 +70,43 @@ def test_the_server_refuses_a_state_with_a_trigger(bundle_copy: Path) -> None:
     _add(bundle_copy, EXTRA_OBJECTS["trigger"])
     with pytest.raises(BundleError, match="wipe_reviews"):
         create_app(bundle_copy)
+
+
+UNREADABLE_VALUES = {
+    # Text that is not UTF-8: sqlite3 cannot hand it to Python, so no tool could return it.
+    "not-utf8": ("UPDATE products SET title = CAST(X'C328' AS TEXT) WHERE id = 1", "products.title"),
+    # An infinite REAL has no JSON form (it also breaks the price's CHECK, written with checks off).
+    "infinite": ("UPDATE products SET price = 9e999 WHERE id = 2", "products.price"),
+    # A value the schema's CHECK refuses, written with the checks switched off.
+    "unchecked": ("UPDATE products SET stock = -5 WHERE id = 3", "ck_products_stock_min|products"),
+    # Bytes where the schema declares text: no JSON form either.
+    "blob": ("UPDATE customers SET full_name = X'00FF' WHERE id = 1", "customers.full_name"),
+}
+
+
+@pytest.mark.parametrize("case", list(UNREADABLE_VALUES))
+def test_a_value_no_tool_could_return_is_refused_on_load(bundle_copy: Path, case: str) -> None:
+    statement, where = UNREADABLE_VALUES[case]
+    conn = sqlite3.connect(bundle_copy / "state.sqlite")
+    try:
+        conn.execute("PRAGMA ignore_check_constraints = ON")
+        assert conn.execute(statement).rowcount == 1
+        conn.commit()
+    finally:
+        conn.close()
+    seal(bundle_copy)
+    with pytest.raises(BundleError, match=where.replace(".", r"\.")):
+        Environment.from_bundle(bundle_copy)
+
+
+def test_non_ascii_text_that_is_utf8_loads(bundle_copy: Path) -> None:
+    """The scan refuses only what cannot be read: accented and non-Latin names are fine."""
+    conn = sqlite3.connect(bundle_copy / "state.sqlite")
+    try:
+        conn.execute("UPDATE products SET title = 'Crème brûlée set 茶' WHERE id = 1")
+        conn.commit()
+    finally:
+        conn.close()
+    seal(bundle_copy)
+    env = Environment.from_bundle(bundle_copy)
+    assert env.tasks
