@@ -10,6 +10,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from generators.answers import extract_answer, normalize_text
+
 FIRST_NAMES: tuple[str, ...] = (
     "Aaron",
     "Abigail",
@@ -371,3 +373,50 @@ def format_number(value: float) -> str:
         return str(int(value))
     text = f"{value:.2f}".rstrip("0").rstrip(".")
     return text
+
+
+WITNESS_FORMAT = "`N: first, second, ...`"
+"""How a count-with-witness answer is written: the count, a colon, the matching names."""
+MAX_WITNESS_CHARS = 4000
+"""Longer answers cannot be a list of at most 100 short names; they score 0 unparsed."""
+
+
+def witness_text(names: list[str]) -> str:
+    """The gold form of a counting answer: ``3: Ann, Bo, Cy`` (names in table order).
+
+    Asking for the matching names, not only their number, is what keeps a constant
+    count such as "1" or "2" from earning reward: the scorer checks the names exactly.
+    """
+    if not names or len(set(names)) != len(names) or any("," in n or ":" in n for n in names):
+        raise ValueError(f"witness names must be distinct, non-empty and free of ',' and ':', got {names!r}")
+    return f"{len(names)}: " + ", ".join(names)
+
+
+def parse_witness(text: str) -> tuple[int, frozenset[str]] | None:
+    """``(count, names)`` of ``N: a, b, ...`` (names case- and space-insensitive), or ``None``.
+
+    Repeated names, an empty name or a count that is not plain digits make it unparsable.
+    """
+    if len(text) > MAX_WITNESS_CHARS or text.count(":") != 1:
+        return None
+    head, _, tail = text.partition(":")
+    head = head.strip()
+    if not head.isdigit() or len(head) > 4:
+        return None
+    names = [normalize_text(part) for part in tail.split(",")]
+    if any(not name for name in names) or len(set(names)) != len(names):
+        return None
+    return int(head), frozenset(names)
+
+
+def score_witness(answer_text: str, gold: str) -> float:
+    """1.0 when the answer has the gold count and exactly the gold names in any order."""
+    try:
+        want = parse_witness(gold)
+        got = parse_witness(extract_answer(answer_text)[: MAX_WITNESS_CHARS + 1])
+        if want is None or got is None:
+            return 0.0
+        count, names = got
+        return 1.0 if count == len(names) and got == want else 0.0
+    except Exception:
+        return 0.0

@@ -3,7 +3,9 @@
 Tests faithful step-by-step execution with exact bookkeeping of characters, case and word
 boundaries. Harder levels chain more operations over longer strings, draw from trickier
 operation tiers (position-based ones such as "delete every k-th character" or alternating
-case, where off-by-one slips are easy), and may end with counting a letter in the result.
+case, where off-by-one slips are easy), and may end with counting letters in the result.
+The count is over two to four letters at once: a single letter occurs once in about half
+of the final strings, so a constant "1" would earn reward, while the total spreads out.
 Items whose intermediate strings would gain leading, trailing or doubled spaces are
 resampled, so the expected output is always one unambiguous line.
 """
@@ -32,7 +34,7 @@ class Config(Knobs):
     tier: int = 1
     """Operation pool: 1 simple, 2 adds per-word and letter edits, 3 adds position-based ones."""
     count_probability: float = 0.0
-    """Chance that the question ends by counting a letter in the final string."""
+    """Chance that the question ends by counting some letters in the final string."""
 
     RANGES: ClassVar[Mapping[str, tuple[float, float]]] = {
         "min_words": (1, 12),
@@ -200,13 +202,17 @@ def generate(config: Config, rng: random.Random) -> Problem:
         raise ValueError("string_manipulation: could not build a clean operation chain")
     listing = "\n".join(f"{i}. {step}" for i, step in enumerate(steps, start=1))
     if rng.random() < config.count_probability:
-        # Mostly ask about a letter that survived, so the answer is rarely a trivial 0.
-        source = current if rng.random() < 0.8 and any(c.isalpha() for c in current) else start
-        letter = rng.choice(sorted({c.lower() for c in source if c.isalpha()}))
-        answer = str(current.lower().count(letter))
+        # Several letters at once: one letter's count is 1 about half the time, a constant
+        # "1" would earn reward; the total over 2-4 letters spreads over a dozen values.
+        pool_letters = sorted({c.lower() for c in current if c.isalpha()})
+        if len(pool_letters) < 4:
+            pool_letters = sorted({c.lower() for c in current + start if c.isalpha()})
+        letters = sorted(rng.sample(pool_letters, min(rng.randint(2, 4), len(pool_letters))))
+        answer = str(sum(current.lower().count(letter) for letter in letters))
+        named = ", ".join(f"'{letter}'" for letter in letters)
         ask = (
-            f"After the last step, how many times does the letter '{letter}' (in either case) occur in the "
-            "string? Answer with a single integer."
+            f"After the last step, how many characters of the string are one of the letters {named} (in either "
+            "case)? Count every occurrence of each of them and answer with a single integer: the total."
         )
     else:
         answer = current

@@ -3,8 +3,15 @@
 Tests the arithmetic half of SQL: selecting the rows a ``WHERE`` keeps, then aggregating
 them without dropping or double-counting any. Harder levels have more rows, add conditions
 (equality and numeric comparisons), then group rows (``GROUP BY``) and ask for the largest or
-smallest group aggregate or for how many groups pass a ``HAVING`` threshold. Averages are
+smallest group aggregate or for the groups that pass a ``HAVING`` threshold. Averages are
 asked rounded to two decimals and the gold value is rounded the same way.
+
+Counts of a few rows cluster on 1, 2 or 3, so a constant answer would earn reward on them.
+Counting questions therefore ask for a witness: the count, a colon and the matching rows'
+keys (or the passing groups), ``3: Ann, Bo, Cy``, and the scorer checks every name. A COUNT
+always has a filter (the whole table's count is just its length), the extreme group COUNT
+is not asked (the smallest group nearly always has one or two rows), and MIN/MAX target only
+wide columns (the lowest 1-5 rating is nearly always 1).
 """
 
 from __future__ import annotations
@@ -13,10 +20,19 @@ import random
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import ClassVar
+from typing import Any, ClassVar
 
+from generators.answers import compare, extract_answer
 from generators.base import Family, Knobs, Problem
-from generators.families._tables import SCHEMAS, Column, make_rows, render_markdown
+from generators.families._tables import (
+    SCHEMAS,
+    WITNESS_FORMAT,
+    Column,
+    make_rows,
+    render_markdown,
+    score_witness,
+    witness_text,
+)
 
 NAME = "table_aggregate"
 
@@ -75,6 +91,9 @@ LEVELS: tuple[dict[str, object], ...] = (
 )
 
 MAX_TRIES = 200
+WIDE_SPREAD = 30
+"""MIN/MAX only target columns spanning at least this many values: the extreme of a narrow
+column (a 1-5 rating) is nearly always its bound, a constant that would earn reward."""
 
 
 def holds(row: Row, condition: Condition) -> bool:
@@ -137,72 +156,95 @@ def generate(config: Config, rng: random.Random) -> Problem:
         numeric = [c for c in schema.columns if c.kind == "int"]
         categorical = [c for c in schema.columns if c.kind == "cat"]
         grouped = bool(categorical) and rng.random() < config.group_probability
-        target = rng.choice(numeric)
         group_by = rng.choice(categorical) if grouped else None
+        names = [a for a in AGGREGATES if config.allow_avg or a != "avg"]
+        if group_by is not None:
+            # The largest group MAX is just the overall MAX: group on additive aggregates.
+            names = [a for a in names if a in ("count", "sum", "avg")]
+        agg = rng.choice(names)
+        target = rng.choice([c for c in numeric if agg not in ("min", "max") or c.high - c.low >= WIDE_SPREAD])
         exclude = {target.name} | ({group_by.name} if group_by else set())
         conditions: list[Condition] = []
-        for _ in range(config.n_conditions):
+        # A COUNT of the whole table is just its length: counts always filter.
+        n_conditions = max(config.n_conditions, 1 if agg == "count" and group_by is None else 0)
+        for _ in range(n_conditions):
             cond = _random_condition(schema.columns, rows, rng, config.comparisons, exclude)
             if cond is None:
                 break
             conditions.append(cond)
             exclude.add(cond[0])
         kept = [r for r in rows if all(holds(r, c) for c in conditions)]
-        names = [a for a in AGGREGATES if config.allow_avg or a != "avg"]
-        if group_by is not None:
-            # The largest group MAX is just the overall MAX: group on additive aggregates.
-            names = [a for a in names if a in ("count", "sum", "avg")]
-        agg = rng.choice(names)
         cond_text = " and ".join(describe(c) for c in conditions)
         scope = (
             f"Consider only the {schema.table} whose {cond_text}. Group them"
             if conditions
             else (f"Group the {schema.table}")
         )
+        answer_form = "Answer with a single number."
         if group_by is None:
             if len(kept) < (1 if agg == "count" else 2):
                 continue
-            value = aggregate(agg, [int(r[target.name]) for r in kept])
-            question_text = _simple_question(agg, target.name, schema.table, cond_text)
+            if agg == "count":
+                answer = witness_text([str(r[schema.key.name]) for r in kept])
+                answer_form = _witness_form(schema.key.name)
+                question_text = f"How many {schema.table} are there whose {cond_text}, and which are they?"
+            else:
+                answer = gold_text(aggregate(agg, [int(r[target.name]) for r in kept]), agg)
+                question_text = _simple_question(agg, target.name, schema.table, cond_text)
         else:
             groups: dict[str, list[int]] = {}
             for r in kept:
                 groups.setdefault(str(r[group_by.name]), []).append(int(r[target.name]))
             if len(groups) < 2:
                 continue
-            per_group = sorted(aggregate(agg, v) for v in groups.values())
-            if rng.random() < 0.5:
+            per_group = {name: aggregate(agg, v) for name, v in groups.items()}
+            intro = f"{scope} by {group_by.name} and compute the {_agg_phrase(agg, target.name)} of each group."
+            # The smallest group COUNT is nearly always 1 or 2: group counts are only asked with witnesses.
+            if agg != "count" and rng.random() < 0.5:
                 highest = rng.random() < 0.5
-                value = per_group[-1] if highest else per_group[0]
-                question_text = (
-                    f"{scope} by {group_by.name} and compute the "
-                    f"{_agg_phrase(agg, target.name)} of each group. What is the "
-                    f"{'largest' if highest else 'smallest'} of these group values?"
-                )
+                value = (max if highest else min)(per_group.values())
+                answer = gold_text(value, agg)
+                question_text = f"{intro} What is the {'largest' if highest else 'smallest'} of these group values?"
             else:
-                distinct = sorted(set(per_group))
+                distinct = sorted(set(per_group.values()))
                 if len(distinct) < 2:
                     continue
                 threshold = distinct[rng.randrange(len(distinct) - 1)]
                 limit = int(threshold) if threshold.denominator == 1 else int(threshold // 1)
-                value = Fraction(sum(1 for g in per_group if g > limit))
-                question_text = (
-                    f"{scope} by {group_by.name} and compute the "
-                    f"{_agg_phrase(agg, target.name)} of each group. How many groups have a value greater "
-                    f"than {limit}?"
-                )
+                answer = witness_text([name for name, g in per_group.items() if g > limit])
+                answer_form = _witness_form(group_by.name)
+                question_text = f"{intro} Which groups have a value greater than {limit}, and how many are there?"
         break
     else:
         raise ValueError("table_aggregate: could not build a question")
     rounding = " If the result is not a whole number, round it to 2 decimal places." if agg == "avg" else ""
+    witness = ":" in answer
     question = (
         f"Table: {schema.table}\n\n{render_markdown([c.name for c in schema.columns], rows)}\n\n"
-        f"{question_text}\nAnswer with a single number.{rounding}"
+        f"{question_text}\n{answer_form}{'' if witness else rounding}"
     )
     return Problem(
         question=question,
-        answer=gold_text(value, agg),
-        extra={"table": schema.table, "aggregate": agg, "grouped": group_by is not None},
+        answer=answer,
+        extra={"table": schema.table, "aggregate": agg, "grouped": group_by is not None, "witness": witness},
+    )
+
+
+def score(answer_text: str, item: Mapping[str, Any]) -> float:
+    """Counting items check the count and every listed name; the rest compare as numbers."""
+    try:
+        gold = str(item["answer"])
+        if ":" in gold:
+            return score_witness(answer_text, gold)
+        return compare("number", extract_answer(answer_text), gold)
+    except Exception:
+        return 0.0
+
+
+def _witness_form(column: str) -> str:
+    return (
+        f"Answer with the count, a colon, then their {column} values separated by commas, in any order: "
+        f"{WITNESS_FORMAT}."
     )
 
 
@@ -231,5 +273,7 @@ FAMILY = Family(
     levels=LEVELS,
     generate=generate,
     answer_kind="number",
-    notes="Averages are rounded half-up to 2 decimals in the gold answer (the question says so).",
+    score=score,
+    notes="Averages are rounded half-up to 2 decimals in the gold answer (the question says so). Counting "
+    "questions (COUNT, HAVING) are answered as `N: name, name, ...` and the names are checked.",
 )

@@ -6,6 +6,10 @@ Tests following foreign keys the way a SQL ``JOIN`` does: ``employees.dept_id`` 
 looked up. Levels grow the tables and move from a single hop lookup to filters on the joined
 table, aggregates over the join, a superlative over the join, and two-hop questions across
 three tables. Questions are rejected unless their answer is unique.
+
+Head counts of a few employees cluster on 2 or 3, so a constant answer would earn reward on
+them: a counting question asks for a witness, the count, a colon and the employees' names
+(``2: Ann, Bo``), and the scorer checks every name. Counts are only asked of non-empty groups.
 """
 
 from __future__ import annotations
@@ -13,14 +17,18 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
+from generators.answers import compare, extract_answer
 from generators.base import Family, Knobs, Problem
 from generators.families._tables import (
     CITIES,
     DEPARTMENTS,
     FIRST_NAMES,
+    WITNESS_FORMAT,
     render_markdown,
+    score_witness,
+    witness_text,
 )
 
 NAME = "table_join"
@@ -134,10 +142,12 @@ def _question(
             "city": f"in a department located in {value}",
             "floor": f"in a department on floor {value}",
         }[column]
-        if kind == "count":
-            return f"How many employees work {where}?", str(len(members))
         if not members:
             return None
+        if kind == "count":
+            return f"How many employees work {where}, and who are they?", witness_text(
+                [str(e["name"]) for e in members]
+            )
         if kind == "sum":
             return f"What is the total salary of the employees who work {where}?", str(
                 sum(int(e["salary"]) for e in members)
@@ -187,11 +197,24 @@ def generate(config: Config, rng: random.Random) -> Problem:
     if projects:
         parts.append("Table: projects\n\n" + render_markdown(["project", "lead_id", "budget"], projects))
         links += "; projects.lead_id refers to employees.emp_id"
-    question = (
-        "\n\n".join(parts) + f"\n\n({links}.)\n\n{text}\n"
-        "Answer with the value only: a name exactly as written in the tables, or a number in plain digits."
+    answer_form = (
+        f"Answer with the count, a colon, then their names separated by commas, in any order: {WITNESS_FORMAT}."
+        if kind == "count"
+        else "Answer with the value only: a name exactly as written in the tables, or a number in plain digits."
     )
+    question = "\n\n".join(parts) + f"\n\n({links}.)\n\n{text}\n{answer_form}"
     return Problem(question=question, answer=answer, extra={"kind": kind, "tables": 3 if projects else 2})
+
+
+def score(answer_text: str, item: Mapping[str, Any]) -> float:
+    """Counting items check the count and every listed name; the rest compare as text."""
+    try:
+        gold = str(item["answer"])
+        if ":" in gold:
+            return score_witness(answer_text, gold)
+        return compare("text", extract_answer(answer_text), gold)
+    except Exception:
+        return 0.0
 
 
 FAMILY = Family(
@@ -202,5 +225,7 @@ FAMILY = Family(
     levels=LEVELS,
     generate=generate,
     answer_kind="text",
-    notes="Numeric answers are integers in plain digits and compare as text.",
+    score=score,
+    notes="Numeric answers are integers in plain digits and compare as text; counting questions are "
+    "answered as `N: name, name, ...` and the names are checked.",
 )
