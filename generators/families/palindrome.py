@@ -1,10 +1,15 @@
-"""Palindrome reasoning: longest palindromic substring, or fewest insertions to a palindrome.
+"""Palindrome reasoning: longest palindromic substring, or a shortest palindrome by insertion.
 
 Tests systematic scanning (every centre must be tried) and, for the insertion task, the
 longest-palindromic-subsequence recurrence. Harder levels use longer strings over smaller
 alphabets, where palindromic fragments are everywhere and the longest one is easy to miss,
 and mix both tasks. The longest palindrome is planted and items are kept only when it is
 the unique longest (as a string), so the answer is unambiguous.
+
+The insertion task asks for the palindrome itself, not the number of insertions: counts
+cluster on a few small values that one constant answer would often hit. The scorer checks
+the witness (a palindrome, containing the string as a subsequence, of the least possible
+length), so every shortest palindrome reachable by insertions is accepted.
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from generators.base import Family, Knobs, Problem
 
@@ -69,11 +74,9 @@ def palindromic_substrings_max(text: str) -> tuple[int, set[str]]:
     return best, found
 
 
-def min_insertions(text: str) -> int:
-    """len(text) minus its longest palindromic subsequence (classic interval DP)."""
+def _lps_table(text: str) -> list[list[int]]:
+    """``lps[i][j]``: longest palindromic subsequence of ``text[i : j + 1]`` (interval DP)."""
     n = len(text)
-    if n == 0:
-        return 0
     lps = [[0] * n for _ in range(n)]
     for i in range(n - 1, -1, -1):
         lps[i][i] = 1
@@ -82,7 +85,39 @@ def min_insertions(text: str) -> int:
                 lps[i][j] = lps[i + 1][j - 1] + 2 if j > i + 1 else 2
             else:
                 lps[i][j] = max(lps[i + 1][j], lps[i][j - 1])
-    return n - lps[0][n - 1]
+    return lps
+
+
+def min_insertions(text: str) -> int:
+    """len(text) minus its longest palindromic subsequence."""
+    return len(text) - _lps_table(text)[0][len(text) - 1] if text else 0
+
+
+def shortest_insertion_palindrome(text: str) -> str:
+    """One shortest palindrome that contains ``text`` as a subsequence.
+
+    Walk the table from the outside in: equal ends are kept as a pair; otherwise the end
+    not on a longest palindromic subsequence is mirrored by an insertion on the other side.
+    """
+    lps = _lps_table(text)
+    left: list[str] = []
+    middle = ""
+    i, j = 0, len(text) - 1
+    while i <= j:
+        if i == j:
+            middle = text[i]
+            break
+        if text[i] == text[j]:
+            left.append(text[i])
+            i, j = i + 1, j - 1
+        elif lps[i + 1][j] >= lps[i][j - 1]:
+            left.append(text[i])  # text[i] is matched by an insertion just before text[j]
+            i += 1
+        else:
+            left.append(text[j])  # text[j] is matched by an insertion just after text[i]
+            j -= 1
+    half = "".join(left)
+    return half + middle + half[::-1]
 
 
 def _longest_item(config: Config, rng: random.Random, letters: str) -> tuple[str, str]:
@@ -119,21 +154,51 @@ def generate(config: Config, rng: random.Random) -> Problem:
     else:
         n = rng.randint(config.min_len, config.max_len)
         text = "".join(rng.choice(letters) for _ in range(n))
-        answer = str(min_insertions(text))
+        answer = shortest_insertion_palindrome(text)
+        if len(answer) != n + min_insertions(text):
+            raise ValueError("palindrome: reconstruction disagrees with the insertion count")
         question = (
-            "What is the minimum number of characters that must be inserted (anywhere in the string) to turn "
-            f"the following string into a palindrome?\n\n{text}\n\n"
-            "Answer with a single integer."
+            "Insert as few characters as possible (anywhere in the string, keeping its characters in order) "
+            f"to turn the following string into a palindrome:\n\n{text}\n\n"
+            "Give the resulting palindrome. If several are possible with that fewest number of insertions, "
+            "any one of them is right. Answer with the palindrome only."
         )
     return Problem(question=question, answer=answer, extra={"task": task, "string": text})
 
 
+def _is_subsequence(short: str, long: str) -> bool:
+    remaining = iter(long)
+    return all(any(ch == other for other in remaining) for ch in short)
+
+
+def score(answer_text: str, item: Mapping[str, Any]) -> float:
+    """Longest substring: text comparison with the unique gold. Insertions: 1.0 for any
+    palindrome that contains the string as a subsequence and is of the least possible
+    length, so a count, a constant, or a longer palindrome scores 0."""
+    from generators.answers import compare, extract_answer, normalize_text
+
+    try:
+        meta = item.get("metadata") or item.get("extra") or {}
+        if meta["task"] == "longest":
+            return compare("text", extract_answer(answer_text), str(item["answer"]))
+        text = str(meta["string"])
+        candidate = extract_answer(answer_text)
+        if len(candidate) > 2 * len(text) + 16:  # longer than any answer: refuse before any work
+            return 0.0
+        candidate = normalize_text(candidate)
+        if len(candidate) != len(text) + min_insertions(text) or candidate != candidate[::-1]:
+            return 0.0
+        return 1.0 if _is_subsequence(text, candidate) else 0.0
+    except Exception:
+        return 0.0
+
+
 FAMILY = Family(
     name=NAME,
-    description="Longest palindromic substring, or minimum insertions to make a palindrome.",
+    description="Longest palindromic substring, or a shortest palindrome made by insertions (any one, verified).",
     config=Config,
     levels=LEVELS,
     generate=generate,
     answer_kind="text",
-    notes="Integer answers (insertion task) are plain digits, compared as text.",
+    score=score,
 )
