@@ -2,8 +2,10 @@
 
 Tests constraint satisfaction with backtracking: one queen per row and column, none sharing
 a diagonal. Pre-placed queens rule out memorised textbook solutions and blocked squares
-(which cannot hold a queen but do not stop attacks) prune the obvious choices. Harder levels
-use bigger boards, where the search space explodes. Many completions can be valid, so the
+(which cannot hold a queen but do not stop attacks) prune the obvious choices. Boards start
+at 7x7 with at least one given queen: smaller boards have so few solutions that one memorised
+placement completes many of them. Harder levels use bigger boards, where the search space
+explodes. Many completions can be valid, so the
 scorer verifies the submitted placement against the stored board instead of comparing with
 one gold answer; every item is solvable by construction (blocks are drawn off a hidden
 solution that contains the given queens).
@@ -52,13 +54,17 @@ class Config(Knobs):
 
 
 LEVELS: tuple[dict[str, object], ...] = (
-    {"min_n": 4, "max_n": 5, "min_given": 0, "max_given": 1, "blocked_fraction": 0.25},
-    {"min_n": 5, "max_n": 6, "min_given": 1, "max_given": 2, "blocked_fraction": 0.2},
-    {"min_n": 6, "max_n": 7, "min_given": 1, "max_given": 2, "blocked_fraction": 0.25},
-    {"min_n": 7, "max_n": 8, "min_given": 2, "max_given": 3, "blocked_fraction": 0.3},
+    {"min_n": 7, "max_n": 8, "min_given": 1, "max_given": 2, "blocked_fraction": 0.35},
+    {"min_n": 8, "max_n": 9, "min_given": 1, "max_given": 2, "blocked_fraction": 0.3},
     {"min_n": 8, "max_n": 10, "min_given": 2, "max_given": 3, "blocked_fraction": 0.3},
-    {"min_n": 10, "max_n": 12, "min_given": 2, "max_given": 4, "blocked_fraction": 0.35},
+    {"min_n": 9, "max_n": 10, "min_given": 2, "max_given": 3, "blocked_fraction": 0.3},
+    {"min_n": 10, "max_n": 11, "min_given": 2, "max_given": 4, "blocked_fraction": 0.35},
+    {"min_n": 11, "max_n": 13, "min_given": 2, "max_given": 4, "blocked_fraction": 0.35},
 )
+"""Boards start at 7x7: 4x4 has 2 solutions and 6x6 only 4, so one memorised placement
+(e.g. "2, 4, 1, 3") was a valid completion of a quarter of the small boards. From 7x7 up
+there are 40+ solutions, and at least one given queen rules out most of them, so no
+constant placement completes more than a few percent of the boards."""
 
 
 def random_solution(n: int, rng: random.Random) -> list[int] | None:
