@@ -5,8 +5,14 @@ pins down one arrangement. Every puzzle is verified to have exactly one solution
 exhaustive backtracking search over per-category permutations, and with ``minimize``
 redundant clues are removed (still checking uniqueness), so every remaining clue is
 needed. Harder levels add houses and attribute categories and favour indirect clues
-(neighbour, left-of, negations) over direct placements. The asked attribute is never
-stated by a single clue.
+(neighbour, left-of, negations) over direct placements.
+
+The answer is one whole category listed in house order ("Chen, Alice, Bruno"), scored
+exactly as an ordered list. A single asked fact (one house number or one value) left a
+constant answer such as "3" right on a fifth of the small puzzles; a full row drawn from
+a random subset of a seven-word pool has hundreds of possible values even at 3 houses.
+When there is one, the asked category is one whose row the clues do not spell out
+placement by placement.
 """
 
 from __future__ import annotations
@@ -271,32 +277,20 @@ def _phrase(clue: Clue, cats: list[str], values: list[list[str]]) -> str:
     return _sentence(text)
 
 
-def _ask(target: str, c: int, v: int, cats: list[str], values: list[list[str]]) -> str:
-    who = _ref(c, v, cats, values)
-    if target == "house":
-        place = f"is the {values[c][v]} house" if cats[c] == "colour" else f"does {who} live"
-        return f"Which house number {place}? Answer with the house number as an integer."
-    prompts = {
-        "name": f"What is the name of {who}? Answer with the name only.",
-        "colour": f"What colour is the house of {who}? Answer with the colour only.",
-        "pet": f"Which pet does {who} keep? Answer with the pet only.",
-        "drink": f"What does {who} drink? Answer with the drink only.",
-        "sport": f"Which sport does {who} play? Answer with the sport only.",
-    }
-    return prompts[target]
+def _ask(c: int, cats: list[str], n: int) -> str:
+    """The question: one category's value for every house, in house order."""
+    plural = {"name": "names of the residents", "colour": "colours", "pet": "pets", "drink": "drinks"}
+    what = plural.get(cats[c], "sports played")
+    houses = ", ".join(f"house {h + 1}" for h in range(n))
+    return (
+        f"List the {what} of {houses}, in that order. Answer with {n} {cats[c]} values separated by "
+        "commas, the value of house 1 first."
+    )
 
 
-def _directly_stated(clues: list[Clue], c: int, v: int, target_c: int | None) -> bool:
-    """Would a single clue give the answer away?"""
-    for clue in clues:
-        if target_c is None:
-            if clue[0] == "pos" and clue[1] == c and clue[2] == v:
-                return True
-        elif clue[0] == "same" and {(clue[1], clue[2]), (clue[3], clue[4])} & {(c, v)}:
-            other = (clue[3], clue[4]) if (clue[1], clue[2]) == (c, v) else (clue[1], clue[2])
-            if other[0] == target_c:
-                return True
-    return False
+def _pinned(clues: list[Clue], c: int) -> int:
+    """How many values of category ``c`` some clue places directly in a house."""
+    return len({clue[2] for clue in clues if clue[0] == "pos" and clue[1] == c})
 
 
 def generate(config: Config, rng: random.Random) -> Problem:
@@ -326,19 +320,12 @@ def generate(config: Config, rng: random.Random) -> Problem:
             if count_solutions(trial, n, m) == 1:
                 clues = trial
     rng.shuffle(clues)
-    options: list[tuple[str, int, int, int | None]] = []
-    for c in range(m):
-        for v in range(n):
-            if not _directly_stated(clues, c, v, None):
-                options.append(("house", c, v, None))
-            for t in range(m):
-                if t != c and not _directly_stated(clues, c, v, t):
-                    options.append((chosen[t][0], c, v, t))
-    if not options:  # every fact is spelled out; ask anything
-        options = [(chosen[1][0], 0, v, 1) for v in range(n)]
-    target, c, v, t = rng.choice(options)
-    house = solution[c][v]
-    answer = str(house + 1) if t is None else values[t][solution[t].index(house)]
+    # Ask a category that the clues do not spell out house by house (n - 1 direct
+    # placements would give the whole row away), when there is one.
+    hidden = [k for k in range(m) if _pinned(clues, k) < n - 1]
+    c = rng.choice(hidden or list(range(m)))
+    row = [values[c][solution[c].index(h)] for h in range(n)]
+    answer = ", ".join(row)
     categories = ", ".join(name for name, _ in chosen)
     question = (
         f"{n} houses stand in a row, numbered 1 to {n} from left to right. Each house has one "
@@ -347,7 +334,7 @@ def generate(config: Config, rng: random.Random) -> Problem:
         + "\nClues:\n"
         + "\n".join(f"{i + 1}. {_phrase(cl, cats, values)}" for i, cl in enumerate(clues))
         + "\n"
-        + _ask(target, c, v, cats, values)
+        + _ask(c, cats, n)
     )
     grid = {name: [values[k][solution[k].index(h)] for h in range(n)] for k, (name, _) in enumerate(chosen)}
     return Problem(
@@ -357,16 +344,16 @@ def generate(config: Config, rng: random.Random) -> Problem:
             "solution": grid,
             "num_clues": len(clues),
             "clues": [list(cl) for cl in clues],
-            "asked": {"category": c, "value": v, "target": target},
+            "asked": {"category": cats[c]},
         },
     )
 
 
 FAMILY = Family(
     name=NAME,
-    description="Zebra/Einstein logic-grid puzzles with a unique solution; ask one attribute.",
+    description="Zebra/Einstein logic-grid puzzles with a unique solution; list one attribute house by house.",
     config=Config,
     levels=LEVELS,
     generate=generate,
-    answer_kind="text",
+    answer_kind="list",
 )

@@ -7,6 +7,7 @@ import random
 
 import pytest
 
+from generators.dataset import create_dataset, score
 from generators.families import zebra_puzzle as fam
 
 
@@ -47,13 +48,11 @@ def test_generated_puzzles_are_unique_by_brute_force(level: int) -> None:
         ]
         assert len(found) == 1
         houses = found[0]
-        asked = problem.extra["asked"]
-        house = houses[asked["category"]][asked["value"]]
         grid = problem.extra["solution"]
-        if asked["target"] == "house":
-            assert problem.answer == str(house + 1)
-        else:
-            assert problem.answer == grid[asked["target"]][house]
+        asked = problem.extra["asked"]["category"]
+        k = list(grid).index(asked)
+        column = sorted(grid[asked])
+        assert problem.answer == ", ".join(column[houses[k].index(h)] for h in range(n))
         # The stored grid is the brute-force solution.
         for k, column in enumerate(grid.values()):
             assert [sorted(column)[houses[k].index(h)] for h in range(n)] == column
@@ -69,8 +68,39 @@ def test_clues_hold_and_answer_is_consistent(level: int) -> None:
         assert sorted(names) == sorted(set(names))
         assert problem.answer.strip()
         question_line = problem.question.strip().splitlines()[-1]
-        if problem.answer.isdigit():
-            assert 1 <= int(problem.answer) <= config.num_houses
-            assert "house number" in question_line
-        else:
-            assert any(problem.answer in column for column in grid.values())
+        asked = problem.extra["asked"]["category"]
+        assert problem.answer.split(", ") == grid[asked]
+        assert question_line.startswith("List the ") and f"house {config.num_houses}, in that order" in question_line
+
+
+def test_asked_row_is_not_spelled_out_when_avoidable() -> None:
+    config = fam.FAMILY.config_for_level(2)
+    for index in range(15):
+        problem = fam.generate(config, random.Random(index))
+        clues = [tuple(c) for c in problem.extra["clues"]]
+        cats = list(problem.extra["solution"])
+        asked = cats.index(problem.extra["asked"]["category"])
+        if any(fam._pinned(clues, k) < config.num_houses - 1 for k in range(len(cats))):
+            assert fam._pinned(clues, asked) < config.num_houses - 1
+
+
+def test_exploits_fail() -> None:
+    for item in create_dataset("zebra_puzzle", level=1, seed=3, size=10):
+        gold = item["answer"]
+        row = gold.split(", ")
+        grid = item["metadata"]["solution"]
+        assert score("zebra_puzzle", gold, item) == 1.0
+        assert score("zebra_puzzle", f"Answer: {gold}", item) == 1.0
+        assert score("zebra_puzzle", " ".join(row), item) == 1.0  # the list form without commas
+        # Any other order of the right values, a single value, a house number, or stuffing.
+        for k in range(1, len(row)):
+            rotated = row[k:] + row[:k]
+            assert score("zebra_puzzle", ", ".join(rotated), item) == 0.0
+        assert score("zebra_puzzle", row[0], item) == 0.0
+        assert score("zebra_puzzle", "1", item) == 0.0
+        assert score("zebra_puzzle", gold + ", " + gold, item) == 0.0
+        every_row = ", ".join(value for column in grid.values() for value in column)
+        assert score("zebra_puzzle", every_row, item) == 0.0  # all categories at once
+        other = next(column for column in grid.values() if column != row)
+        assert score("zebra_puzzle", ", ".join(other), item) == 0.0  # another category's row
+        assert score("zebra_puzzle", "[" * 100_000, item) == 0.0
