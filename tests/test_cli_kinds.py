@@ -122,6 +122,28 @@ def test_populate_reports_progress_per_table(tmp_path: Path) -> None:
     assert sorted(t[3] for t in ticks[:-1]) == sorted(tables) and ticks[-1][1:3] == (len(tables), len(tables))
 
 
+def test_tasks_report_progress_per_family_and_level(tmp_path: Path) -> None:
+    from pipeline.jobs.steps import Inputs, populate_step, schema_step, tasks_step, tools_step
+    from pipeline.progress import listen
+    from pipeline.tasks.families import FAMILIES
+
+    inputs = Inputs(domain="online_store", seed=0, rows=50)
+    schema = schema_step(inputs)
+    state = populate_step(inputs, schema, tmp_path).path
+    tools = tools_step(schema, state, inputs.clock)
+    ticks: list[tuple[str, int, int, str]] = []
+    previous = listen(lambda *tick: ticks.append(tick))
+    try:
+        tasks_step(inputs, schema, tools, state)
+    finally:
+        listen(previous)
+    assert {t[0] for t in ticks} == {"tasks"}
+    total = ticks[-1][2]
+    assert total == len(FAMILIES) * inputs.tasks_per_family and ticks[-1][1] == total
+    assert [t[1] for t in ticks] == list(range(total + 1))
+    assert {t[3].split()[0] for t in ticks[:-1]} == set(FAMILIES)
+
+
 def test_progress_goes_to_stderr_never_into_json_stdout(tmp_path: Path) -> None:
     from pipeline.cli.common import progress_display
     from pipeline.progress import tick

@@ -18,6 +18,7 @@ import random
 import sqlite3
 
 from pipeline.data.columns import column_seed
+from pipeline.progress import tick
 from pipeline.runtime.task import Task
 from pipeline.runtime.verify import Verifier, normalise_text
 from pipeline.tasks.context import Context
@@ -98,12 +99,16 @@ def generate_tasks(
     ctx = Context(schema, toolset, executor, conn, clock, seed, Phrasebook.load())
     out = TaskSet(tasks=[])
     seen: set[str] = set()
+    chosen = [(n, f) for n, f in FAMILIES.items() if families is None or n in families]
+    total, done = len(chosen) * per_family, 0
     try:
-        for name, family in FAMILIES.items():
-            if families is not None and name not in families:
-                continue
+        for name, family in chosen:
             for i in range(per_family):
                 level = i % len(family.levels)
+                # One tick per task slot (its proof and the exploit library included): the
+                # slow part of a large world, where the display shows family and level.
+                tick("tasks", done, total, f"{name} L{level}")
+                done += 1
                 for attempt in range(ATTEMPTS):
                     out.candidates += 1
                     reason = _attempt(
@@ -112,6 +117,7 @@ def generate_tasks(
                     if reason is None:
                         break
                     out.dropped[reason] += 1
+        tick("tasks", total, total)
     finally:
         replayer.close()
         conn.close()
