@@ -8,9 +8,12 @@ columns (what aggregates sum). Values are integers only, so every gold answer is
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
-from generators.answers import extract_answer, normalize_text
+from generators.answers import compare, extract_answer, normalize_text
+from generators.base import AnswerKind
 
 FIRST_NAMES: tuple[str, ...] = (
     "Aaron",
@@ -420,3 +423,23 @@ def score_witness(answer_text: str, gold: str) -> float:
         return 1.0 if count == len(names) and got == want else 0.0
     except Exception:
         return 0.0
+
+
+def witness_form(what: str) -> str:
+    """The answer-format sentence of a counting question whose witnesses are ``what`` (e.g. "names")."""
+    return f"Answer with the count, a colon, then their {what} separated by commas, in any order: {WITNESS_FORMAT}."
+
+
+def witness_or(kind: AnswerKind) -> Callable[[str, Mapping[str, Any]], float]:
+    """A family scorer: counting items (gold ``N: ...``) check count and names, the rest compare as ``kind``."""
+
+    def score(answer_text: str, item: Mapping[str, Any]) -> float:
+        try:
+            gold = str(item["answer"])
+            if ":" in gold:
+                return score_witness(answer_text, gold)
+            return compare(kind, extract_answer(answer_text), gold)
+        except Exception:
+            return 0.0
+
+    return score

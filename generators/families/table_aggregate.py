@@ -20,17 +20,16 @@ import random
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from generators.answers import compare, extract_answer
 from generators.base import Family, Knobs, Problem
 from generators.families._tables import (
     SCHEMAS,
-    WITNESS_FORMAT,
     Column,
     make_rows,
     render_markdown,
-    score_witness,
+    witness_form,
+    witness_or,
     witness_text,
 )
 
@@ -186,7 +185,7 @@ def generate(config: Config, rng: random.Random) -> Problem:
                 continue
             if agg == "count":
                 answer = witness_text([str(r[schema.key.name]) for r in kept])
-                answer_form = _witness_form(schema.key.name)
+                answer_form = witness_form(f"{schema.key.name} values")
                 question_text = f"How many {schema.table} are there whose {cond_text}, and which are they?"
             else:
                 answer = gold_text(aggregate(agg, [int(r[target.name]) for r in kept]), agg)
@@ -212,7 +211,7 @@ def generate(config: Config, rng: random.Random) -> Problem:
                 threshold = distinct[rng.randrange(len(distinct) - 1)]
                 limit = int(threshold) if threshold.denominator == 1 else int(threshold // 1)
                 answer = witness_text([name for name, g in per_group.items() if g > limit])
-                answer_form = _witness_form(group_by.name)
+                answer_form = witness_form(f"{group_by.name} values")
                 question_text = f"{intro} Which groups have a value greater than {limit}, and how many are there?"
         break
     else:
@@ -230,22 +229,8 @@ def generate(config: Config, rng: random.Random) -> Problem:
     )
 
 
-def score(answer_text: str, item: Mapping[str, Any]) -> float:
-    """Counting items check the count and every listed name; the rest compare as numbers."""
-    try:
-        gold = str(item["answer"])
-        if ":" in gold:
-            return score_witness(answer_text, gold)
-        return compare("number", extract_answer(answer_text), gold)
-    except Exception:
-        return 0.0
-
-
-def _witness_form(column: str) -> str:
-    return (
-        f"Answer with the count, a colon, then their {column} values separated by commas, in any order: "
-        f"{WITNESS_FORMAT}."
-    )
+score = witness_or("number")
+"""Counting items check the count and every listed name; the rest compare as numbers."""
 
 
 def _agg_phrase(agg: str, column: str) -> str:

@@ -17,17 +17,16 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from generators.answers import compare, extract_answer
 from generators.base import Family, Knobs, Problem
 from generators.families._tables import (
     CITIES,
     DEPARTMENTS,
     FIRST_NAMES,
-    WITNESS_FORMAT,
     render_markdown,
-    score_witness,
+    witness_form,
+    witness_or,
     witness_text,
 )
 
@@ -198,7 +197,7 @@ def generate(config: Config, rng: random.Random) -> Problem:
         parts.append("Table: projects\n\n" + render_markdown(["project", "lead_id", "budget"], projects))
         links += "; projects.lead_id refers to employees.emp_id"
     answer_form = (
-        f"Answer with the count, a colon, then their names separated by commas, in any order: {WITNESS_FORMAT}."
+        witness_form("names")
         if kind == "count"
         else "Answer with the value only: a name exactly as written in the tables, or a number in plain digits."
     )
@@ -206,15 +205,8 @@ def generate(config: Config, rng: random.Random) -> Problem:
     return Problem(question=question, answer=answer, extra={"kind": kind, "tables": 3 if projects else 2})
 
 
-def score(answer_text: str, item: Mapping[str, Any]) -> float:
-    """Counting items check the count and every listed name; the rest compare as text."""
-    try:
-        gold = str(item["answer"])
-        if ":" in gold:
-            return score_witness(answer_text, gold)
-        return compare("text", extract_answer(answer_text), gold)
-    except Exception:
-        return 0.0
+score = witness_or("text")
+"""Counting items check the count and every listed name; the rest compare as text."""
 
 
 FAMILY = Family(
