@@ -20,6 +20,7 @@ import numpy as np
 from pipeline.bundle.names import check_bundle_name
 from pipeline.world.ddl import ddl_parts
 from pipeline.world.schema import Schema, Table, insertion_order
+from pipeline.world.sqlnames import quote_ident as _q
 
 Format = Literal["parquet", "duckdb", "csv"]
 FORMATS: tuple[str, ...] = ("parquet", "duckdb", "csv")
@@ -36,10 +37,6 @@ class ExportResult:
 
     def as_dict(self) -> dict[str, Any]:
         return {"format": self.format, "out": str(self.out), "files": list(self.files), "rows": self.rows}
-
-
-def _q(identifier: str) -> str:
-    return '"' + identifier.replace('"', '""') + '"'
 
 
 def _connect(target: str) -> Any:

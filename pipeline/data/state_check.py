@@ -29,6 +29,7 @@ from pathlib import Path
 from pipeline.data.vocab import load_vocab, outside
 from pipeline.world.checks import row_checks
 from pipeline.world.schema import Schema, Table
+from pipeline.world.sqlnames import quote_ident as _q
 from pipeline.world.timeline import anchor_column
 
 TOLERANCE = 0.005
@@ -51,10 +52,6 @@ class Finding:
     def __str__(self) -> str:
         extra = f" ({self.detail})" if self.detail else ""
         return f"{self.kind}: {self.check}: {self.rows} rows{extra}"
-
-
-def _q(identifier: str) -> str:
-    return '"' + identifier.replace('"', '""') + '"'
 
 
 def _scalar(conn: sqlite3.Connection, sql: str, params: tuple = ()) -> int:

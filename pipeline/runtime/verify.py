@@ -41,6 +41,7 @@ from pipeline.runtime.answers import (
     normalise_text,
     same_number,
 )
+from pipeline.world.sqlnames import quote_ident as _q
 
 AnswerKind = Literal["number", "text", "date", "set", "list", "refuse"]
 Status = Literal["passed", "failed", "error"]
@@ -221,10 +222,6 @@ def check_no_refusal(answer: Any) -> Check:
 
 
 # -- state ----------------------------------------------------------------------------------
-
-
-def _q(identifier: str) -> str:
-    return '"' + identifier.replace('"', '""') + '"'
 
 
 @contextmanager

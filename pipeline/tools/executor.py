@@ -27,6 +27,7 @@ from pipeline.tools.specs import (
     measure_columns,
 )
 from pipeline.world.schema import Schema, Table
+from pipeline.world.sqlnames import quote_ident as _q
 
 _SQL_METRIC = {"count": "count", "sum": "sum", "avg": "avg", "min": "min", "max": "max"}
 _READS = frozenset({"get", "list", "aggregate"})
@@ -39,10 +40,6 @@ def open_copy(initial: bytes) -> sqlite3.Connection:
     conn.deserialize(initial)
     conn.execute("PRAGMA foreign_keys = ON")
     return conn
-
-
-def _q(identifier: str) -> str:
-    return '"' + identifier.replace('"', '""') + '"'
 
 
 class Executor:

@@ -19,16 +19,13 @@ from collections.abc import Iterable
 
 from pipeline.world.checks import RowCheck, row_checks
 from pipeline.world.schema import Schema, Table, code_prefix
+from pipeline.world.sqlnames import quote_ident as _q
 from pipeline.world.timeline import terminal
 
 API_ACTOR = "api"
 """Who a status-history row written through the tools names as having made the change."""
 
 Touched = dict[str, set[int]]
-
-
-def _q(identifier: str) -> str:
-    return '"' + identifier.replace('"', '""') + '"'
 
 
 class Guard:

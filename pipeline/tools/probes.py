@@ -24,6 +24,7 @@ from pipeline.tools.executor import Executor, ToolError, open_copy
 from pipeline.tools.probe_plan import EXPECTED, VALID, ProbeReport, plan
 from pipeline.tools.specs import Toolset, ToolSpec, group_columns, measure_columns
 from pipeline.world.schema import Schema, Table
+from pipeline.world.sqlnames import quote_ident as _q
 from pipeline.world.timeline import passed_through, stamps_of, terminal
 
 
@@ -33,10 +34,6 @@ class ProbeFailure(ValueError):
 
 class _Mismatch(Exception):
     """One probe saw something other than what the spec promises."""
-
-
-def _q(identifier: str) -> str:
-    return '"' + identifier.replace('"', '""') + '"'
 
 
 class _Prober:

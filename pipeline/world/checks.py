@@ -18,6 +18,7 @@ from typing import Literal
 
 from pipeline.world.rules import operands, parse, violation_sql
 from pipeline.world.schema import Column, Schema, Table
+from pipeline.world.sqlnames import quote_ident as _q
 from pipeline.world.timeline import anchor_column, is_birth, lifecycle_order, passed_through, stamps_of
 
 CheckKind = Literal["rule", "timeline", "status"]
@@ -35,10 +36,6 @@ class RowCheck:
     """Why a write breaking it is refused, in the domain's words."""
     parents: tuple[tuple[str, str], ...] = ()
     """(reference column of ``table``, referenced table) for each referenced row the check reads."""
-
-
-def _q(identifier: str) -> str:
-    return '"' + identifier.replace('"', '""') + '"'
 
 
 def _width(*columns: Column) -> int:

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 import sqlalchemy as sa
 from sqlalchemy.schema import CreateIndex, CreateTable
 
+from pipeline.world.sqlnames import quote_ident
+
 if TYPE_CHECKING:
     from pipeline.world.schema import Column, Schema
 
@@ -214,10 +216,6 @@ _STORED: dict[str, str] = {
 _NON_ASCII = "*[^" + chr(1) + "-" + chr(127) + "]*"
 
 
-def _ident(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
 def unreadable_values(schema: Schema, conn: sqlite3.Connection) -> list[str]:
     """Values in ``conn`` that break the schema or have no JSON form, one line per table column.
 
@@ -233,11 +231,11 @@ def unreadable_values(schema: Schema, conn: sqlite3.Connection) -> list[str]:
     conn.text_factory = bytes
     try:
         for table in schema.tables:
-            t = _ident(table.name)
-            texts = [_ident(c.name) for c in table.columns if c.sql_type == "TEXT"]
+            t = quote_ident(table.name)
+            texts = [quote_ident(c.name) for c in table.columns if c.sql_type == "TEXT"]
             # Any character outside 1..127, as SQLite reads it: every non-UTF-8 byte run is one.
             wide = " OR ".join(f"({c} GLOB '{_NON_ASCII}')" for c in texts) or "0"
-            tests = [_STORED[c.sql_type].format(c=_ident(c.name)) for c in table.columns]
+            tests = [_STORED[c.sql_type].format(c=quote_ident(c.name)) for c in table.columns]
             sums = ", ".join(f"coalesce(sum({test}), 0)" for test in [*tests, wide])
             *counts, non_ascii = conn.execute(f"SELECT {sums} FROM {t}").fetchone()
             problems += [
@@ -255,7 +253,7 @@ def unreadable_values(schema: Schema, conn: sqlite3.Connection) -> list[str]:
 def _not_utf8(conn: sqlite3.Connection, table: str, columns: list[str], where: str) -> list[str]:
     """Per text column of ``table``, how many of the rows matching ``where`` do not decode (bytes rows)."""
     bad = dict.fromkeys(columns, 0)
-    for row in conn.execute(f"SELECT {', '.join(map(_ident, columns))} FROM {_ident(table)} WHERE {where}"):
+    for row in conn.execute(f"SELECT {', '.join(map(quote_ident, columns))} FROM {quote_ident(table)} WHERE {where}"):
         for name, raw in zip(columns, row):
             if isinstance(raw, bytes):
                 try:

@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
 
+from pipeline.world.sqlnames import quote_ident as _q
+
 if TYPE_CHECKING:
     from pipeline.world.schema import Schema, Table
 
@@ -151,10 +153,6 @@ def restyle(text: str, own: Callable[[str], str], target: Callable[[str, str], s
 
 
 # -- SQL -------------------------------------------------------------------------------------
-
-
-def _q(identifier: str) -> str:
-    return '"' + identifier.replace('"', '""') + '"'
 
 
 def _literal(value: object) -> str:

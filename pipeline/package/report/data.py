@@ -19,13 +19,10 @@ from typing import Any
 
 from pipeline.package.report.render import Markup, render
 from pipeline.world.schema import Column, Schema, Table
+from pipeline.world.sqlnames import quote_ident as _q
 
 SAMPLE_ABOVE = 200_000
 BOX_WIDTH, LINE, GAP_X, GAP_Y, MAX_LINES = 230, 14, 60, 18, 9
-
-
-def _q(identifier: str) -> str:
-    return '"' + identifier.replace('"', '""') + '"'
 
 
 @dataclass(frozen=True)

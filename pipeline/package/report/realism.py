@@ -15,6 +15,7 @@ from typing import Any
 
 from pipeline.package.report.render import render
 from pipeline.world.schema import Schema
+from pipeline.world.sqlnames import quote_ident as _q
 
 KIND_WORDS = {
     "rule": "business rules",
@@ -25,10 +26,6 @@ KIND_WORDS = {
     "derived": "derived values",
     "integrity": "integrity",
 }
-
-
-def _q(identifier: str) -> str:
-    return '"' + identifier.replace('"', '""') + '"'
 
 
 def _kind_order(item: tuple[str, Any]) -> tuple[int, str]:
