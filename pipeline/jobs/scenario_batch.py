@@ -27,12 +27,11 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.jobs.batch import (
+    Steps,
     _published,
     describe,
     inputs_key,
-    populate_in,
     prepare_workdir,
-    publish_bundle,
     workdir_path,
     write_summary,
 )
@@ -46,7 +45,7 @@ from pipeline.jobs.scenario import (
     refine_step,
     report,
 )
-from pipeline.jobs.steps import Inputs, Timings, schema_step, tasks_step, tools_step
+from pipeline.jobs.steps import Inputs, Timings
 from pipeline.llm.client import LLMError, LLMSettings
 from pipeline.llm.distinct import DistinctFilter
 from pipeline.llm.scenario import Scenario
@@ -58,16 +57,12 @@ rejected: a near-duplicate of an earlier scenario or blueprint; invalid: a line 
 
 
 @dataclass
-class ScenarioSteps:
-    """The callables :func:`build_scenario` runs; the flow passes Prefect tasks with the same signatures."""
+class ScenarioSteps(Steps):
+    """The callables :func:`build_scenario` runs: a batch's steps plus ``refine``, with the package
+    step that records the scenario; the flow passes Prefect tasks with the same signatures."""
 
-    schema: Callable[..., Any] = schema_step
-    populate: Callable[..., Any] = populate_in
-    tools: Callable[..., Any] = tools_step
-    tasks: Callable[..., Any] = tasks_step
-    refine: Callable[..., Any] = refine_step
     package: Callable[..., Any] = package_scenario_step
-    publish: Callable[..., Any] = publish_bundle
+    refine: Callable[..., Any] = refine_step
 
 
 def scenario_key(inputs: Inputs, settings: LLMSettings, options: ScenarioOptions) -> str:
