@@ -10,6 +10,8 @@ from pipeline.data.columns import ISO, column_seed, generate_column
 from pipeline.runtime.task import ToolCall
 from pipeline.runtime.verify import AnswerCheck
 from pipeline.tasks.context import Context
+from pipeline.tasks.filters import Rows
+from pipeline.tasks.locate import Found, describe
 from pipeline.tasks.model import Skip
 from pipeline.tasks.words import NUMERIC, field_words, words
 from pipeline.tools.specs import ToolSpec
@@ -200,3 +202,37 @@ def path_phrase(ctx: Context, rng: random.Random, table: Table, op: ToolSpec) ->
     """The goal of a path, never its steps: "make sure it ends up delivered"."""
     status = field_words(table.column(str(op.status_column)))
     return ctx.phrases.render(rng, "writes", "reach_status", to=words(str(op.to)), status=status)
+
+
+Chain = tuple[Table, Column, Table, Column]
+"""(C, C's key to B, B, B's key to A): children of the children of A."""
+
+
+def fanout_chains(ctx: Context) -> list[Chain]:
+    """Every two-hop chain A -> B -> C whose keys the list tools filter on (A other than B and C)."""
+    return [
+        (c, fk_c, b, fk_b)
+        for b in ctx.schema.tables
+        for fk_b in b.foreign_keys
+        for c, fk_c in ctx.children(b)
+        if fk_c.name in ctx.filterable(c)
+        and fk_b.name in ctx.filterable(b)
+        and ctx.parent_of(fk_b).name not in (b.name, c.name)
+        and c.name != b.name
+    ]
+
+
+def fanout_anchor(
+    ctx: Context, rng: random.Random, chains: list[Chain]
+) -> tuple[Chain, dict[str, Any], Rows, Found] | None:
+    """One try at a fan-out subject: a chain, a described A row with 3-6 B rows (the chain, the A
+    row, its B rows, the description), or None when this draw does not fit."""
+    chain = rng.choice(chains)
+    fk_b = chain[3]
+    a = ctx.parent_of(fk_b)
+    a_row = rng.choice(ctx.rows(a))
+    middles = ctx.rows(chain[2], f'WHERE "{fk_b.name}" = ?', (a_row["id"],))
+    if not 3 <= len(middles) <= 6:
+        return None
+    parent = describe(ctx, rng, a, a_row, "partial") or describe(ctx, rng, a, a_row, "label")
+    return None if parent is None else (chain, a_row, middles, parent)

@@ -21,9 +21,9 @@ from typing import Any
 from pipeline.runtime.task import Grounding, ToolCall
 from pipeline.runtime.verify import AnswerCheck
 from pipeline.tasks.context import Context
-from pipeline.tasks.families._common import AMOUNT_TOLERANCE
+from pipeline.tasks.families._common import AMOUNT_TOLERANCE, fanout_anchor, fanout_chains
 from pipeline.tasks.filters import Filter, merge
-from pipeline.tasks.locate import describe, named_parent
+from pipeline.tasks.locate import named_parent
 from pipeline.tasks.model import Candidate, Skip
 from pipeline.tasks.phrasing import sentence
 from pipeline.tasks.words import NUMERIC, TIMES, field_words, plural_words, relation_words
@@ -207,29 +207,14 @@ def _grouped(ctx: Context, rng: random.Random, level: int) -> Candidate:
 def _fanout_sum(ctx: Context, rng: random.Random, level: int) -> Candidate:
     """A total over the children of every child of a named parent (A -> B, 3-6 rows -> C): one
     read of A, one of its B rows, then one per B row (the report where it has one, else the list)."""
-    chains = [
-        (c, fk_c, b, fk_b)
-        for b in ctx.schema.tables
-        for fk_b in b.foreign_keys
-        for c, fk_c in ctx.children(b)
-        if fk_c.name in ctx.filterable(c)
-        and fk_b.name in ctx.filterable(b)
-        and ctx.parent_of(fk_b).name not in (b.name, c.name)
-        and c.name != b.name
-        and [n for n in _numeric(ctx, c) if n.semantic in SUMMABLE]
-    ]
+    chains = [chain for chain in fanout_chains(ctx) if [n for n in _numeric(ctx, chain[0]) if n.semantic in SUMMABLE]]
     if not chains:
         raise Skip("domain_lacks_hops")
     for _ in range(12):
-        c, fk_c, b, fk_b = rng.choice(chains)
-        a = ctx.parent_of(fk_b)
-        a_row = rng.choice(ctx.rows(a))
-        middles = ctx.rows(b, f'WHERE "{fk_b.name}" = ?', (a_row["id"],))
-        if not 3 <= len(middles) <= 6:
+        anchor = fanout_anchor(ctx, rng, chains)
+        if anchor is None:
             continue
-        parent = describe(ctx, rng, a, a_row, "partial") or describe(ctx, rng, a, a_row, "label")
-        if parent is None:
-            continue
+        (c, fk_c, b, fk_b), a_row, _middles, parent = anchor
         column = rng.choice([n for n in _numeric(ctx, c) if n.semantic in SUMMABLE])
         middle_rows, calls = ctx.fetch_all(b, {fk_b.name: a_row["id"]})
         values: list[float] = []
@@ -274,7 +259,7 @@ def _fanout_sum(ctx: Context, rng: random.Random, level: int) -> Candidate:
             [*parent.locate, *calls],
             value,
             AnswerCheck(kind="number", expected=value),
-            (a.name, b.name, c.name),
+            (ctx.parent_of(fk_b).name, b.name, c.name),
             [*parent.grounding, ctx.ground(b, {fk_b.name: a_row["id"]})],
         )
     raise Skip("no_subject_fanout")

@@ -14,8 +14,9 @@ from typing import Any
 from pipeline.runtime.task import Grounding, ToolCall
 from pipeline.runtime.verify import AnswerCheck
 from pipeline.tasks.context import Context
+from pipeline.tasks.families._common import fanout_anchor, fanout_chains
 from pipeline.tasks.filters import Filter, merge
-from pipeline.tasks.locate import describe, named_parent
+from pipeline.tasks.locate import named_parent
 from pipeline.tasks.model import Candidate, Skip
 from pipeline.tasks.phrasing import sentence
 from pipeline.tasks.words import field_words, plural_words, relation_words
@@ -36,28 +37,14 @@ TRIES = 30
 
 def _fanout(ctx: Context, rng: random.Random, level: int) -> Candidate:
     """Children of every child of a named parent: A -> B (3-6 rows) -> C, counted."""
-    chains = [
-        (c, fk_c, b, fk_b)
-        for b in ctx.schema.tables
-        for fk_b in b.foreign_keys
-        for c, fk_c in ctx.children(b)
-        if fk_c.name in ctx.filterable(c)
-        and fk_b.name in ctx.filterable(b)
-        and ctx.parent_of(fk_b).name not in (b.name, c.name)
-        and c.name != b.name
-    ]
+    chains = fanout_chains(ctx)
     if not chains:
         raise Skip("domain_lacks_hops")
     for _ in range(TRIES):
-        c, fk_c, b, fk_b = rng.choice(chains)
-        a = ctx.parent_of(fk_b)
-        a_row = rng.choice(ctx.rows(a))
-        middles = ctx.rows(b, f'WHERE "{fk_b.name}" = ?', (a_row["id"],))
-        if not 3 <= len(middles) <= 6:
+        anchor = fanout_anchor(ctx, rng, chains)
+        if anchor is None:
             continue
-        parent = describe(ctx, rng, a, a_row, "partial") or describe(ctx, rng, a, a_row, "label")
-        if parent is None:
-            continue
+        (c, fk_c, b, fk_b), a_row, middles, parent = anchor
         pool = [r for m in middles for r in ctx.rows(c, f'WHERE "{fk_c.name}" = ?', (m["id"],))]
         filters = ctx.pick_filters(rng, c, 1, pool) if pool and rng.random() < 0.7 else []
         middle_rows, calls = ctx.fetch_all(b, {fk_b.name: a_row["id"]})
@@ -91,7 +78,7 @@ def _fanout(ctx: Context, rng: random.Random, level: int) -> Candidate:
             parent.locate + calls,
             total,
             AnswerCheck(kind="number", expected=total),
-            (a.name, b.name, c.name),
+            (ctx.parent_of(fk_b).name, b.name, c.name),
             [*parent.grounding, ctx.ground(b, {fk_b.name: a_row["id"]})],
         )
     raise Skip("no_subject_fanout")
