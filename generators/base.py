@@ -1,6 +1,6 @@
 """The contract every procedural family module fulfils.
 
-A family module under ``generators/families/`` defines, in this order:
+A family module under ``generators/families/<category>/`` defines, in this order:
 
 ``NAME``          the registry name (module name, snake_case)
 ``Config``        a frozen dataclass subclassing :class:`Knobs`; every knob has a default

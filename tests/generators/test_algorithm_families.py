@@ -12,7 +12,7 @@ from decimal import Decimal
 
 import pytest
 
-from generators.families import (
+from generators.families.algorithmic import (
     binary_search_steps,
     coin_change,
     edit_distance,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from generators.dataset import create_dataset
 from generators.families._words import WORD_SET
-from generators.families.caesar_cipher import shift_text
+from generators.families.algorithmic.caesar_cipher import shift_text
 
 
 def test_shift_decodes_and_no_other_shift_reads_as_words() -> None:

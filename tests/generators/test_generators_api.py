@@ -63,7 +63,7 @@ def test_registry_rejects_module_breaking_the_contract(monkeypatch: pytest.Monke
     fake = types.ModuleType("generators.families.fake_family")
     fake.NAME = "fake_family"
     fake.FAMILY = generators.get_family("gcd_lcm")  # wrong name on purpose
-    monkeypatch.setattr(registry, "list_families", lambda: ["fake_family"])
+    monkeypatch.setattr(registry, "_modules", lambda: {"fake_family": "arithmetic"})
     monkeypatch.setattr(registry.importlib, "import_module", lambda name: fake)
     with pytest.raises(ValueError, match="must equal the module name"):
         registry.get_family("fake_family")

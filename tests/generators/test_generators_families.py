@@ -68,7 +68,7 @@ def family(name: str) -> Family:
 
 
 def module(name: str) -> Any:
-    return importlib.import_module(f"{registry.FAMILIES_PACKAGE}.{name}")
+    return importlib.import_module(registry.module_name(name))
 
 
 def items(name: str, level: int, count: int = CHECKED_ITEMS) -> list[dict[str, Any]]:

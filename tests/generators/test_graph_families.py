@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from generators.families import (
+from generators.families.graphs import (
     graph_coloring,
     graph_connectivity,
     shortest_path,

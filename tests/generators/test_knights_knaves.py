@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from generators.families import knights_knaves as fam
+from generators.families.logic import knights_knaves as fam
 
 
 def _truth(statement: list, knights: tuple[bool, ...]) -> bool:

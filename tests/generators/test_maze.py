@@ -7,7 +7,7 @@ import time
 from typing import Any
 
 from generators.dataset import create_dataset, score
-from generators.families import maze
+from generators.families.games import maze
 
 STEP = {"U": (-1, 0), "D": (1, 0), "L": (0, -1), "R": (0, 1)}
 

@@ -7,7 +7,7 @@ import itertools
 import time
 
 from generators.dataset import create_dataset, score
-from generators.families.palindrome import min_insertions, shortest_insertion_palindrome
+from generators.families.algorithmic.palindrome import min_insertions, shortest_insertion_palindrome
 
 
 def _longest(text: str) -> set[str]:

@@ -6,7 +6,7 @@ import fnmatch
 import random
 
 from generators.dataset import create_dataset, score
-from generators.families.pattern_match import matches
+from generators.families.induction.pattern_match import matches
 
 
 def test_matcher_agrees_with_fnmatch_on_random_cases() -> None:

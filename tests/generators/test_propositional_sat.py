@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from generators.families import propositional_sat as fam
+from generators.families.logic import propositional_sat as fam
 
 
 def _brute_models(n: int, clauses: list[list[int]]) -> list[tuple[bool, ...]]:

@@ -7,7 +7,7 @@ import re
 from collections import Counter
 
 from generators.dataset import create_dataset, score
-from generators.families.string_manipulation import _make_op
+from generators.families.algorithmic.string_manipulation import _make_op
 
 
 def _op(name: str, text: str = "hello big world") -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from generators.dataset import create_dataset
-from generators.families.sudoku import BOXES, count_solutions
+from generators.families.games.sudoku import BOXES, count_solutions
 
 
 def _brute_count(grid: list[int], size: int, limit: int = 2) -> int:

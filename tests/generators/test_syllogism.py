@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from generators.families import syllogism as fam
+from generators.families.logic import syllogism as fam
 
 
 def _holds(statement: tuple[str, int, int], nonempty: tuple[int, ...]) -> bool:

@@ -8,7 +8,7 @@ from fractions import Fraction
 
 from generators.dataset import create_dataset, score
 from generators.families._tables import parse_witness
-from generators.families.table_aggregate import gold_text
+from generators.families.algorithmic.table_aggregate import gold_text
 
 
 def _rows(question: str) -> list[dict[str, str]]:

@@ -6,7 +6,7 @@ import itertools
 from collections import deque
 
 from generators.dataset import create_dataset, score
-from generators.families.tower_of_hanoi import optimal_count, optimal_moves, simulate
+from generators.families.games.tower_of_hanoi import optimal_count, optimal_moves, simulate
 
 
 def _bfs(position: tuple[int, ...], target: int) -> int:

@@ -8,7 +8,7 @@ import random
 import pytest
 
 from generators.dataset import create_dataset, score
-from generators.families import zebra_puzzle as fam
+from generators.families.logic import zebra_puzzle as fam
 
 
 def _brute_count(clues, n: int, m: int) -> int:

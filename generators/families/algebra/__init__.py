@@ -1,0 +1,1 @@
+"""algebra families (see generators/README.md)."""

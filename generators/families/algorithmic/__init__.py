@@ -1,0 +1,1 @@
+"""algorithmic families (see generators/README.md)."""

@@ -1,0 +1,1 @@
+"""arc families (see generators/README.md)."""

@@ -1,0 +1,1 @@
+"""arithmetic families (see generators/README.md)."""

@@ -1,0 +1,1 @@
+"""code families (see generators/README.md)."""

@@ -1,0 +1,1 @@
+"""cognition families (see generators/README.md)."""

@@ -1,0 +1,1 @@
+"""games families (see generators/README.md)."""

@@ -1,0 +1,1 @@
+"""geometry families (see generators/README.md)."""

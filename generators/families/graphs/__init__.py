@@ -1,0 +1,1 @@
+"""graphs families (see generators/README.md)."""

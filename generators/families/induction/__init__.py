@@ -1,0 +1,1 @@
+"""induction families (see generators/README.md)."""

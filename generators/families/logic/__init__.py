@@ -1,0 +1,1 @@
+"""logic families (see generators/README.md)."""
