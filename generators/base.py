@@ -94,6 +94,9 @@ class Family:
     """``k`` when the answer is by nature one of ``k`` labels (weekdays: 7). Such a family
     keeps its labels balanced and a constant answer may earn up to ``1/k + 0.05``;
     every other family stays at 0.10 (see ``generators.priors``)."""
+    counterpart: str = ""
+    """The peer dataset this family matches, ``"reasoning_gym:<name>"`` or ``"rlve:<name>"``
+    (empty when it has none): the README table and the side-by-side benchmark read it."""
 
     def config_for_level(self, level: int) -> Knobs:
         if not 0 <= level < len(self.levels):
