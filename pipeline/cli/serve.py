@@ -32,8 +32,9 @@ def serve(
         None,
         "--trainer-token",
         envvar="SYNTHENV_TRAINER_TOKEN",
-        help="enable POST /trainer/sessions/ID/verify (expected values) for holders of this token, "
-        "at least 16 characters; prefer the environment variable (arguments show in process lists)",
+        help="the token of the trainer's routes (open, reset and close sessions, verify, read verdicts), "
+        "at least 16 characters; prefer the environment variable (arguments show in process lists); "
+        "without one a random token is generated and printed once on stderr",
     ),
     protocol: str = typer.Option(
         "synthenv", "--protocol", help="synthenv (sessions, tool routes, MCP) or openenv (OpenEnv's server)"
@@ -45,7 +46,8 @@ def serve(
         1, "--workers", min=1, help="server processes on the port; each session stays in the one that made it"
     ),
 ) -> None:
-    """Serve BUNDLE: /sessions, one POST /tools/NAME per tool, /health, /openapi.json and MCP at /mcp."""
+    """Serve BUNDLE: one POST /tools/NAME per tool, /sessions/ID/step, /health, /openapi.json, MCP at /mcp,
+    and the trainer's /trainer/sessions routes (behind the trainer token)."""
     from pipeline.bundle.format import BundleError
 
     if protocol not in ("synthenv", "openenv"):
@@ -62,6 +64,16 @@ def serve(
         from pipeline.server.runner import make_server
     except ImportError as exc:
         fail(f"serving needs the web stack ({exc.name} is missing): pip install 'synthenv[serve]'", "unavailable")
+    from pipeline.server.trainer import check_token, new_token
+
+    generated = trainer_token is None
+    try:
+        trainer_token = new_token() if trainer_token is None else check_token(trainer_token)
+    except ValueError as exc:
+        fail(str(exc), "usage")
+    if generated:
+        # Printed once, as Jupyter does, so local use works; a trainer elsewhere passes its own.
+        err.print(f"trainer token (Authorization: Bearer): {trainer_token}", markup=False)
     if workers > 1:
         if trajectories is not None:
             fail("--trajectories needs a single worker (one process appends to the log)")
@@ -105,7 +117,7 @@ def serve(
         f"serving {manager.bundle.ref} ({manager.bundle.digest[:19]}…) on http://{host}:{port} "
         f"— {len(manager.template.toolset.tools)} tools, {len(manager.template.tasks)} tasks, "
         f"up to {max_sessions} sessions, idle TTL {session_ttl:g} s; MCP at /mcp"
-        + ("; trainer verify route enabled" if trainer_token else ""),
+        + "; trainer routes at /trainer/sessions",
         markup=False,
     )
     make_server(app, host, port, header_timeout=timeout, log_level=log_level).run()

@@ -17,6 +17,13 @@ check's name and pass/fail, never an expected value. The trainer's view, with wh
 check expected and observed, is :attr:`Environment.verdict` (the last final verdict) and
 :meth:`Environment.verify` (the current state, without ending the episode); both stay in
 process (over HTTP only behind the trainer credential, see :mod:`pipeline.server.trainer`).
+
+Every verdict names the task it scored (``task_id``) and the task ``reset`` assigned
+(``assigned_task_id``); one whose two differ is an ``error``, never a pass. The first final
+verdict stands: after it, every action of that episode (tool call, answer, anything) is an
+``episode_over`` error observation that changes nothing, with reward 0.0 and no
+``verification`` key, so it cannot be mistaken for a second verdict; only ``reset`` (the
+trainer's call) starts another episode.
 """
 
 from __future__ import annotations
@@ -31,7 +38,7 @@ from typing import Any
 from pipeline.bundle.format import Bundle, BundleError, load_bundle
 from pipeline.runtime.session import Session
 from pipeline.runtime.task import Task
-from pipeline.runtime.verify import Verdict
+from pipeline.runtime.verify import Verdict, for_task
 from pipeline.tools.executor import Executor, ToolError, open_copy
 from pipeline.tools.jsonvalues import check_json, json_problem
 from pipeline.tools.specs import Toolset
@@ -53,6 +60,19 @@ def agent_info(info: Info) -> Info:
 
 def _error(code: str, message: str) -> Observation:
     return {"type": "error", "error": {"code": code, "message": message}}
+
+
+EPISODE_OVER = "episode_over"
+EPISODE_OVER_MESSAGE = (
+    "the episode is over: its final answer was scored and that verdict stands; "
+    "nothing more happens in this episode until the trainer starts the next one"
+)
+
+
+def episode_over() -> tuple[Observation, float, bool, bool, Info]:
+    """The step after the final answer: an error that changes nothing and carries no verdict."""
+    info = {"call_valid": False, "call_succeeded": False, "error": EPISODE_OVER}
+    return _error(EPISODE_OVER, EPISODE_OVER_MESSAGE), 0.0, True, False, info
 
 
 def _refused(action: Any, problem: str, info: Info) -> tuple[Observation, float, bool, bool, Info]:
@@ -139,7 +159,9 @@ class Environment:
         self._steps = 0
         self._rng = random.Random(0)
         self.verdict: Verdict | None = None
-        """The last final answer's verdict with expected and observed values (trainer-side only)."""
+        """The episode's final verdict with expected and observed values (trainer-side only)."""
+        self.assigned_task_id: str | None = None
+        """The task the last ``reset`` assigned; every verdict is checked against it."""
         self.reward_weights: dict[str, float] = dict(bundle.manifest.get("reward_weights") or {"outcome": 1.0})
 
     def __copy__(self) -> Environment:
@@ -149,7 +171,7 @@ class Environment:
         """
         fork = self.__class__.__new__(self.__class__)
         fork.__dict__.update(self.__dict__)
-        fork._session, fork._task, fork.verdict = None, None, None
+        fork._session, fork._task, fork.verdict, fork.assigned_task_id = None, None, None, None
         fork._done, fork._steps = False, 0
         fork._rng = random.Random(0)
         return fork
@@ -186,6 +208,7 @@ class Environment:
         else:
             self._session.reset()
         self.verdict = None
+        self.assigned_task_id = self._task.id
         self._done = False
         self._steps = 0
         obs = {"type": "task", "instruction": self._task.instruction, "tools": [t.name for t in self.toolset.tools]}
@@ -205,13 +228,7 @@ class Environment:
         if session is None or task is None:
             return _error("invalid_state", "call reset() before step()"), 0.0, False, False, {"call_valid": False}
         if self._done:
-            return (
-                _error("invalid_state", "the episode has ended; call reset()"),
-                0.0,
-                True,
-                False,
-                {"call_valid": False},
-            )
+            return episode_over()
         self._steps += 1
         info: Info = {"step": self._steps, "call_valid": False, "call_succeeded": False}
         # Refused at the boundary: values no tool, verifier or encoder can take (infinity, lone
@@ -281,7 +298,7 @@ class Environment:
                 False,
                 info,
             )
-        verdict = session.verify(task.verifier, answer)
+        verdict = for_task(session.verify(task.verifier, answer), task.id, self.assigned_task_id)
         self.verdict = verdict
         self._done = True
         info["call_valid"] = True
@@ -298,7 +315,8 @@ class Environment:
         if self._session is None or self._task is None:
             raise ValueError("call reset() before verify()")
         check_json(answer, "answer")
-        return self._session.verify(self._task.verifier, answer).full()
+        verdict = self._session.verify(self._task.verifier, answer)
+        return for_task(verdict, self._task.id, self.assigned_task_id).full()
 
     def close(self) -> None:
         if self._session is not None:

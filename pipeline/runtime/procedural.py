@@ -5,7 +5,10 @@ mix both kinds; the score comes from the family's own exact scorer. The final st
 ``info["verification"]`` carries the same ``status``: ``passed`` (full marks),
 ``failed`` (less, partial credit included in the reward), or ``error`` when the scorer
 could not run (an unknown family, a corrupt item, an internal error): reward 0.0, to be
-masked rather than learned from.
+masked rather than learned from. The verdict names the task it scored (``task_id``) and
+the one ``reset`` assigned (``assigned_task_id``), and the first one stands: any action after
+the answer is an ``episode_over`` error with reward 0.0 and no ``verification`` key
+(:func:`pipeline.runtime.environment.episode_over`).
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.bundle.format import Bundle, load_bundle
+from pipeline.runtime.environment import episode_over
+from pipeline.runtime.verify import TASK_MISMATCH
 from pipeline.tools.jsonvalues import json_problem
 
 Observation = dict[str, Any]
@@ -49,6 +54,16 @@ class ProceduralEnvironment:
         self._by_id = {t["id"]: t for t in self.tasks}
         self._task: dict[str, Any] | None = None
         self._rng = random.Random(0)
+        self._done = False
+        self.assigned_task_id: str | None = None
+        """The task the last ``reset`` assigned; every verdict is checked against it."""
+        self.verdict: dict[str, Any] | None = None
+        """The episode's final verdict (the first answer's; later actions never change it)."""
+
+    @property
+    def done(self) -> bool:
+        """Whether the current episode has ended (an answer was scored)."""
+        return self._done
 
     @classmethod
     def from_bundle(cls, path: str | Path) -> ProceduralEnvironment:
@@ -60,6 +75,8 @@ class ProceduralEnvironment:
         if seed is not None:
             self._rng = random.Random(seed)
         self._task = self._by_id[task_id] if task_id is not None else self._rng.choice(self.tasks)
+        self.assigned_task_id = str(self._task["id"])
+        self._done, self.verdict = False, None
         meta = self._task["metadata"]
         return (
             {"type": "task", "instruction": self._task["question"], "tools": []},
@@ -75,6 +92,8 @@ class ProceduralEnvironment:
 
     def step(self, action: Any) -> tuple[Observation, float, bool, bool, Info]:
         task = self._task
+        if self._done:
+            return episode_over()
         if task is None:
             return (
                 {"type": "error", "error": {"code": "invalid_state", "message": "call reset() first"}},
@@ -104,19 +123,25 @@ class ProceduralEnvironment:
         if problem is not None:
             return {"type": "error", "error": {"code": "invalid_action", "message": problem}}, 0.0, False, False, {}
         text = answer if isinstance(answer, str) else "" if answer is None else str(answer)
-        self._task = None
+        self._done = True
+        ids = {"task_id": str(task.get("id")), "assigned_task_id": self.assigned_task_id}
+        verification: dict[str, Any]
         try:
             reward = _score(task, text)
         except Exception as exc:  # reported as an error verdict so a trainer can mask it
             log.warning("scoring %s could not run: %s", task.get("id"), exc)
-            verification = {"status": "error", "reward": 0.0, "error": "the verification could not run"}
-            return {"type": "done", "reward": 0.0}, 0.0, True, False, {"call_valid": True, "verification": verification}
-        status = "passed" if reward >= 1.0 else "failed"
-        info = {"call_valid": True, "verification": {"status": status, "reward": reward}}
+            reward, verification = 0.0, {"status": "error", "reward": 0.0, "error": "the verification could not run"}
+        else:
+            verification = {"status": "passed" if reward >= 1.0 else "failed", "reward": reward}
+        if ids["task_id"] != ids["assigned_task_id"]:
+            reward, verification = 0.0, {"status": "error", "reward": 0.0, "error": TASK_MISMATCH}
+        self.verdict = {**verification, **ids}
+        info = {"call_valid": True, "verification": dict(self.verdict)}
         return {"type": "done", "reward": reward}, reward, True, False, info
 
     def close(self) -> None:
         self._task = None
+        self._done = False
 
 
 JUNK_ANSWER = "<answer>synthenv junk answer</answer>"

@@ -137,6 +137,10 @@ class Verdict(BaseModel):
     checks: list[Check]
     error: str | None = None
     """Why the verification could not run (status ``error`` only)."""
+    task_id: str | None = None
+    """The task whose verifier produced this verdict (set by the runtime that scored it)."""
+    assigned_task_id: str | None = None
+    """The task the trainer assigned to the episode (see :func:`for_task`)."""
 
     @property
     def passed(self) -> bool:
@@ -151,6 +155,8 @@ class Verdict(BaseModel):
         }
         if self.error is not None:
             out["error"] = "the verification could not run"
+        if self.task_id is not None or self.assigned_task_id is not None:
+            out["task_id"], out["assigned_task_id"] = self.task_id, self.assigned_task_id
         return out
 
     def full(self) -> dict[str, Any]:
@@ -160,6 +166,22 @@ class Verdict(BaseModel):
 
 def error_verdict(exc: BaseException) -> Verdict:
     return Verdict(status="error", reward=0.0, checks=[], error=f"{type(exc).__name__}: {str(exc)[:300]}")
+
+
+TASK_MISMATCH = "the scored task is not the task the trainer assigned to this episode"
+
+
+def for_task(verdict: Verdict, task_id: str | None, assigned_task_id: str | None) -> Verdict:
+    """``verdict`` naming the task it scored and the one the trainer assigned.
+
+    A verdict on another task than the assigned one is never a pass, whatever its checks
+    say: an agent that swapped its task for one whose answer it knows would otherwise win.
+    It becomes an ``error`` (reward 0.0, to be masked), so the switch is visible.
+    """
+    stamped = verdict.model_copy(update={"task_id": task_id, "assigned_task_id": assigned_task_id})
+    if task_id == assigned_task_id:
+        return stamped
+    return stamped.model_copy(update={"status": "error", "reward": 0.0, "error": TASK_MISMATCH})
 
 
 # -- answers --------------------------------------------------------------------------------

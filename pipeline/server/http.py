@@ -1,4 +1,8 @@
-"""The FastAPI app: sessions, one route per tool, /health, and MCP at /mcp.
+"""The FastAPI app: one route per tool, a session's step route, /health, MCP at /mcp, trainer routes.
+
+The agent-facing surface (tool routes with ``X-Session-Id``, ``POST /sessions/{id}/step``,
+MCP, ``/health``) acts inside an episode and never chooses one: opening, resetting and
+closing sessions are the trainer's routes (:mod:`pipeline.server.trainer`), behind its token.
 
 Every request first passes the request guard (``pipeline.server.guard``: allowed Host
 and Origin, JSON bodies only, size and time limits). Every body is then parsed strictly
@@ -22,7 +26,7 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import JSONResponse
 
 try:
     import orjson
@@ -32,11 +36,10 @@ from jsonschema import Draft202012Validator
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Route
 
-from pipeline.runtime.environment import agent_info
 from pipeline.server.guard import DEFAULT_BODY_TIMEOUT, RequestGuard, allowed_hosts_from_env
 from pipeline.server.openapi import BODIES, SHAPES, served_openapi
-from pipeline.server.sessions import CapacityError, SessionManager, UnknownSession
-from pipeline.server.trainer import add_trainer_routes, check_token
+from pipeline.server.sessions import SessionManager, UnknownSession
+from pipeline.server.trainer import OPENS_EPISODES, add_trainer_routes, check_token, new_token
 from pipeline.server.workers import Sticky, session_prefix
 from pipeline.tools.jsonvalues import parse_json
 from pipeline.tools.openapi import SESSION_HEADER
@@ -44,7 +47,20 @@ from pipeline.tools.specs import ERROR_STATUS
 
 log = logging.getLogger("synthenv.server")
 DEFAULT_MAX_BODY = 1 << 20
-_STATUS = {**ERROR_STATUS, "invalid_action": 400, "invalid_state": 409, "payload_too_large": 413, "unavailable": 503}
+_STATUS = {
+    **ERROR_STATUS,
+    "invalid_action": 400,
+    "invalid_state": 409,
+    "episode_over": 409,
+    "payload_too_large": 413,
+    "unavailable": 503,
+}
+
+
+def _moved(path: str) -> bool:
+    """Whether ``path`` was an episode-control route of older versions (its 404 points to the trainer's)."""
+    parts = path.rstrip("/").split("/")
+    return parts[:2] == ["", "sessions"] and (len(parts) in (2, 3) or (len(parts) == 4 and parts[3] == "reset"))
 
 
 class ApiError(Exception):
@@ -121,13 +137,16 @@ def create_app(
     headers, every route, MCP included): by default ``$SYNTHENV_ALLOWED_HOSTS`` or the
     loopback names; ``["*"]`` allows any. ``host`` (where the server listens) is kept for
     callers that pass it; the guard, not the address, decides.
-    ``trainer_token`` enables the trainer's verify route (:mod:`pipeline.server.trainer`);
-    nothing else the server answers holds an expected value. ``trajectories`` appends every
-    session's episodes to that JSONL trajectory log. ``worker`` and ``worker_sockets``: this
-    app is worker ``worker`` of several (:mod:`pipeline.server.workers`): its session ids name
-    it, and requests for another worker's sessions are forwarded to that worker's socket.
+    ``trainer_token`` guards the trainer's routes (:mod:`pipeline.server.trainer`: open, reset
+    and close sessions, verify, read the final verdict); without one a random token is
+    generated. Either way it is ``app.state.trainer_token``, for in-process callers (the one
+    way to open a session). Nothing an agent can reach opens an episode or holds an expected
+    value. ``trajectories`` appends every session's episodes to that JSONL trajectory log.
+    ``worker`` and ``worker_sockets``: this app is worker ``worker`` of several
+    (:mod:`pipeline.server.workers`): its session ids name it, and requests for another
+    worker's sessions are forwarded to that worker's socket.
     """
-    token = check_token(trainer_token) if trainer_token is not None else None
+    token = check_token(trainer_token) if trainer_token is not None else new_token()
     wrap, writer = None, None
     if trajectories is not None:
         from pipeline.integrations.trajectory import RecordTrajectory, TrajectoryWriter
@@ -176,6 +195,7 @@ def create_app(
         body_timeout=body_timeout,
     )
     app.state.manager = manager
+    app.state.trainer_token = token
     app.state.mcp = mcp_server
     app.state.probe_sessions = []
     document = served_openapi(manager.bundle.read_json("openapi.json"), manager.bundle.ref)
@@ -192,7 +212,10 @@ def create_app(
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "invalid_argument")
-        return _error(exc.status_code, code, str(exc.detail), headers=getattr(exc, "headers", None))
+        detail = str(exc.detail)
+        if exc.status_code in (404, 405) and _moved(request.url.path):
+            detail = f"{detail}: {OPENS_EPISODES}"
+        return _error(exc.status_code, code, detail, headers=getattr(exc, "headers", None))
 
     def session(session_id: str) -> Any:
         try:
@@ -203,35 +226,11 @@ def create_app(
     async def body(request: Request, name: str, required: bool = False) -> dict[str, Any]:
         return _check(validators[name], await _json_body(request, max_body_bytes, required), name)
 
-    def unknown_task(exc: ValueError) -> ApiError:
-        return ApiError("not_found", str(exc))
-
     @app.get("/health", include_in_schema=False)
     async def health() -> JSONResponse:
         return _ok(
             {"status": "ok", "bundle": manager.bundle.ref, "digest": manager.bundle.digest, "sessions": len(manager)}
         )
-
-    @app.post("/sessions", include_in_schema=False, status_code=201)
-    async def create_session(request: Request) -> JSONResponse:
-        args = await body(request, "SessionCreate")
-        try:
-            sid, obs, info = manager.create(task_id=args.get("task_id"), seed=args.get("seed"))
-        except CapacityError as exc:
-            return _error(503, "unavailable", str(exc), headers={"Retry-After": "1"})
-        except ValueError as exc:
-            raise unknown_task(exc) from None
-        return _ok({"session_id": sid, "observation": obs, "info": agent_info(info)}, 201)
-
-    @app.post("/sessions/{session_id}/reset", include_in_schema=False)
-    async def reset(session_id: str, request: Request) -> JSONResponse:
-        args = await body(request, "SessionReset")
-        session(session_id)
-        try:
-            obs, info = manager.reset(session_id, task_id=args.get("task_id"), seed=args.get("seed"))
-        except ValueError as exc:
-            raise unknown_task(exc) from None
-        return _ok({"observation": obs, "info": agent_info(info)})
 
     @app.post("/sessions/{session_id}/step", include_in_schema=False)
     async def step(session_id: str, request: Request) -> JSONResponse:
@@ -241,25 +240,17 @@ def create_app(
             {"observation": obs, "reward": reward, "terminated": terminated, "truncated": truncated, "info": info}
         )
 
-    if token is not None:
+    async def checked(request: Request, validator: Draft202012Validator, name: str) -> dict[str, Any]:
+        return _check(validator, await _json_body(request, max_body_bytes, False), name)
 
-        async def checked(request: Request, validator: Draft202012Validator) -> dict[str, Any]:
-            return _check(validator, await _json_body(request, max_body_bytes, False), "VerifyRequest")
-
-        add_trainer_routes(app, token, session, checked)
-
-    @app.delete("/sessions/{session_id}", include_in_schema=False, status_code=204)
-    async def close(session_id: str) -> Response:
-        if not manager.close(session_id):
-            raise ApiError("not_found", f"no open session {session_id[:80]!r} (already closed, reaped or never made)")
-        return Response(status_code=204)
+    add_trainer_routes(app, token, manager, session, checked, lambda message: ApiError("not_found", message))
 
     async def call_tool(request: Request) -> JSONResponse:
         # A plain Starlette route: the hot path skips FastAPI's dependency resolution.
         tool_name = str(request.path_params["tool_name"])
         sid = request.headers.get(SESSION_HEADER)
         if not sid:
-            raise ApiError("invalid_argument", f"missing {SESSION_HEADER} header: create a session with POST /sessions")
+            raise ApiError("invalid_argument", f"missing {SESSION_HEADER} header: {OPENS_EPISODES}")
         env = session(sid)
         if tool_name not in tools:
             raise ApiError("not_found", f"unknown tool {tool_name[:80]!r}; GET /openapi.json lists the tools")

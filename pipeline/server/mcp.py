@@ -1,33 +1,32 @@
-"""The bundle's tools over MCP, bound to the same sessions, plus what an agent needs to run an episode.
+"""The bundle's tools over MCP, bound to sessions the trainer opened, plus the agent's answer tool.
 
-Which environment session a call runs in, first match wins:
+The trainer opens every episode (``POST /trainer/sessions``, :mod:`pipeline.server.trainer`)
+and gives the agent the session id; an MCP call runs in the session it names, first match wins:
 
 1. ``_meta["synthenv/session"]`` in the request (works on every transport and protocol);
-2. the ``X-Session-Id`` HTTP header (a session made with ``POST /sessions``, so MCP and
-   REST can share one episode);
-3. on a handshake-era (stateful) MCP connection, one session per MCP session: keyed on
-   the ``mcp-session-id`` over streamable HTTP (the connection itself on stdio and in
-   memory), opened on its first call and closed when the MCP session ends (the client's
-   DELETE, the idle timeout, a dropped connection);
-4. otherwise (the stateless 2026 protocol) a new session is opened for the call.
+2. the ``X-Session-Id`` HTTP header (so MCP and REST share one episode).
 
-Every result carries the session id in ``_meta["synthenv/session"]``, so a stateless
-client keeps its episode by sending it back. Sessions opened here are ordinary sessions:
-they count against the capacity and are reaped when idle.
+A call that names no open session opens nothing: it is a tool error (code ``no_episode``)
+saying the trainer opens episodes. This stops an agent from drawing a task of its choice on
+a fresh connection, and MCP clients from exhausting the sessions.
 
-Episode control, beside the bundle's tools: the instruction is the resource
-``synthenv://episode/instruction`` and the prompt ``instruction``; the tools whose names
-start with ``synthenv_`` (also marked ``_meta["synthenv/control"] = true``) are for the
-loop driving the agent, not for the agent, and a trainer drops them from the tool list
-it shows: ``synthenv_reset`` (a new episode, optionally a given task and seed),
-``synthenv_answer`` (the final answer: reward and which checks passed, never an expected
-value) and, only for a request carrying the trainer token (``Authorization: Bearer``),
-``synthenv_verify`` (the trainer's full verdict on the current state).
+A request carrying the trainer token (``Authorization: Bearer``) is the trainer's loop, and
+keeps what a trainer-driven MCP loop needs: without a named session, a handshake-era
+(stateful) MCP session gets one environment session (keyed on the ``mcp-session-id``,
+opened on its first call and closed when the MCP session ends) and a stateless call a new
+one; and the episode-control tools ``synthenv_reset`` (a new episode, optionally a given
+task and seed) and ``synthenv_verify`` (the full verdict on the current state) are listed
+and callable. Without the token they are neither.
+
+Every result carries the session id in ``_meta["synthenv/session"]``. Beside the bundle's
+tools: the instruction is the resource ``synthenv://episode/instruction`` and the prompt
+``instruction``; ``synthenv_answer`` (marked ``_meta["synthenv/control"] = true``, as the
+trainer's tools are) gives the final answer: reward and which checks passed, never an
+expected value. After it, every call in that episode is an ``episode_over`` error.
 """
 
 from __future__ import annotations
 
-import hmac
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -36,10 +35,8 @@ import mcp_types as types
 from mcp.server.lowlevel import Server
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from pipeline.runtime.environment import agent_info
-from pipeline.server.openapi import BODIES
 from pipeline.server.sessions import CapacityError, SessionManager, UnknownSession
-from pipeline.server.trainer import VERIFY_REQUEST
+from pipeline.server.trainer import EPISODE_REQUEST, OPENS_EPISODES, VERIFY_REQUEST, bearer_ok
 from pipeline.tools.openapi import SESSION_HEADER
 from pipeline.tools.specs import ToolSpec
 
@@ -79,8 +76,9 @@ def _control(name: str, description: str, schema: dict[str, Any], read_only: boo
 CONTROL_TOOLS = {
     RESET: _control(
         RESET,
-        "Start a new episode in this session (a fresh copy of the initial state); returns the instruction.",
-        BODIES["SessionReset"],
+        "Trainer only: start a new episode in this session (a fresh copy of the initial state); "
+        "returns the instruction.",
+        EPISODE_REQUEST,
         read_only=False,
     ),
     ANSWER: _control(
@@ -125,6 +123,15 @@ def _headers(ctx: Any) -> Mapping[str, str] | None:
     return getattr(getattr(ctx, "request", None), "headers", None)
 
 
+class NoEpisode(Exception):
+    """The request names no open session and is not the trainer's: it may not open one."""
+
+
+NO_EPISODE = (
+    f"this call names no episode: {OPENS_EPISODES} (or in _meta[{SESSION_META!r}]); an MCP connection does not open one"
+)
+
+
 class _Binder:
     """Maps a call to an environment session (see the module docstring for the order)."""
 
@@ -136,7 +143,7 @@ class _Binder:
     def __len__(self) -> int:
         return len(self._by_mcp_id)
 
-    def session_id(self, ctx: Any) -> str:
+    def session_id(self, ctx: Any, trainer: bool = False) -> str:
         meta = getattr(ctx, "meta", None) or {}
         explicit = meta.get(SESSION_META) if isinstance(meta, dict) else None
         headers = _headers(ctx)
@@ -146,6 +153,8 @@ class _Binder:
             if not isinstance(explicit, str) or not self.manager.is_open(explicit):
                 raise UnknownSession(str(explicit))
             return explicit
+        if not trainer:
+            raise NoEpisode(NO_EPISODE)
         # The SDK keeps one Connection per handshake-era MCP session and tears down its
         # exit_stack when that session ends; the low-level request context reaches it only here.
         connection = getattr(getattr(ctx, "session", None), "_connection", None)
@@ -170,16 +179,13 @@ class _Binder:
 
 
 def _is_trainer(ctx: Any, token: str | None) -> bool:
-    headers = _headers(ctx)
-    if token is None or headers is None:
-        return False
-    scheme, _, given = str(headers.get("authorization", "")).partition(" ")
-    return scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode(), token.encode())
+    return bearer_ok(_headers(ctx), token)
 
 
 def build_mcp_server(manager: SessionManager, trainer_token: str | None = None) -> Server[Any]:
-    """A low-level MCP server: the bundle's tool specs verbatim, the episode-control tools,
-    and the instruction as a resource and a prompt."""
+    """A low-level MCP server: the bundle's tool specs verbatim, the answer tool (and, for the
+    trainer's requests, the episode-control tools), and the instruction as a resource and a prompt.
+    Without ``trainer_token`` no request is the trainer's."""
     specs = manager.template.toolset.tools
     tools = [mcp_tool(t) for t in specs]
     names = {t.name for t in specs}
@@ -188,34 +194,35 @@ def build_mcp_server(manager: SessionManager, trainer_token: str | None = None) 
     binder = _Binder(manager)
 
     async def list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
-        control = [CONTROL_TOOLS[RESET], CONTROL_TOOLS[ANSWER]]
+        control = [CONTROL_TOOLS[ANSWER]]
         if _is_trainer(ctx, trainer_token):
-            control.append(CONTROL_TOOLS[VERIFY])
+            control += [CONTROL_TOOLS[RESET], CONTROL_TOOLS[VERIFY]]
         return types.ListToolsResult(tools=tools + control)
 
     def episode(sid: str, name: str, arguments: dict[str, Any], ctx: Any) -> types.CallToolResult:
-        if name == RESET:
-            try:
-                obs, info = manager.reset(sid, task_id=arguments.get("task_id"), seed=arguments.get("seed"))
-            except ValueError as exc:
-                return _error("not_found", str(exc), sid)
-            return _result({"observation": obs, "info": agent_info(info)}, sid)
         if name == ANSWER:
             obs, reward, terminated, truncated, info = manager.get(sid).step({"answer": arguments.get("answer")})
             if obs.get("type") == "error":
                 return _error(str(obs["error"]["code"]), str(obs["error"]["message"]), sid)
             return _result({"reward": reward, "terminated": terminated, "truncated": truncated, "info": info}, sid)
-        if not _is_trainer(ctx, trainer_token):
-            return _error("not_found", f"unknown tool {name!r}", sid)
+        if name == RESET:  # the trainer's (checked by the caller)
+            try:
+                obs, info = manager.reset(sid, task_id=arguments.get("task_id"), seed=arguments.get("seed"))
+            except ValueError as exc:
+                return _error("not_found", str(exc), sid)
+            return _result({"observation": obs, "info": info}, sid)
         env = manager.get(sid)
         return _result({"episode_done": env.done, **env.verify(arguments.get("answer"))}, sid)
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         name, arguments = params.name, params.arguments or {}
-        if name not in names and name not in CONTROL_TOOLS:
+        trainer = _is_trainer(ctx, trainer_token)
+        if name not in names and name != ANSWER and (name not in CONTROL_TOOLS or not trainer):
             return _error("not_found", f"unknown tool {name[:80]!r}; tools/list names them")
         try:
-            sid = binder.session_id(ctx)
+            sid = binder.session_id(ctx, trainer)
+        except NoEpisode as exc:
+            return _error("no_episode", str(exc))
         except UnknownSession as exc:
             return _error("not_found", exc.message)
         except CapacityError as exc:
@@ -229,7 +236,10 @@ def build_mcp_server(manager: SessionManager, trainer_token: str | None = None) 
         return _error(str(error["code"]), str(error["message"]), sid)
 
     def instruction(ctx: Any) -> tuple[str, str]:
-        sid = binder.session_id(ctx)
+        try:
+            sid = binder.session_id(ctx, _is_trainer(ctx, trainer_token))
+        except NoEpisode as exc:
+            raise ValueError(str(exc)) from None
         task = manager.get(sid).task
         return sid, task.instruction if task is not None else ""
 
@@ -266,10 +276,10 @@ def build_mcp_server(manager: SessionManager, trainer_token: str | None = None) 
         f"synthenv:{manager.bundle.name}",
         version=manager.bundle.version,
         title=title,
-        instructions=f"Tools of the {title} environment ({manager.bundle.ref}). Each MCP session is one "
-        f"episode; the instruction is the resource {INSTRUCTION_URI} (or the prompt 'instruction'). "
-        f"Tools named {CONTROL_PREFIX}* control the episode. Stateless clients: results name the session in "
-        f"_meta[{SESSION_META!r}]; send it back there (or as the {SESSION_HEADER} header) to stay in it.",
+        instructions=f"Tools of the {title} environment ({manager.bundle.ref}). Calls run in the episode the "
+        f"trainer opened: send its session id as the {SESSION_HEADER} header or in _meta[{SESSION_META!r}]. "
+        f"The instruction is the resource {INSTRUCTION_URI} (or the prompt 'instruction'); "
+        f"{ANSWER} gives the final answer and ends the episode.",
         get_tool_input_schema=schemas.get,
         on_list_tools=list_tools,
         on_call_tool=call_tool,

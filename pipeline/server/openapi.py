@@ -1,8 +1,10 @@
-"""The served OpenAPI document: the bundle's ``openapi.json`` plus the session routes.
+"""The served OpenAPI document, the agent's map: the bundle's ``openapi.json`` plus the step route.
 
 Tool routes are the bundle's, byte for byte (paths, argument and result schemas); this
-module only adds ``/health`` and ``/sessions...`` with the request-body schemas the
+module only adds ``/health`` and ``/sessions/{id}/step`` with the request-body schema the
 server checks bodies against (``BODIES``), so the document and the checks cannot drift.
+Episode control (open, reset, close, verify) is the trainer's and is not in it
+(:mod:`pipeline.server.trainer`).
 """
 
 from __future__ import annotations
@@ -12,27 +14,7 @@ from typing import Any
 
 from pipeline.tools.openapi import SESSION_HEADER, error_schema
 
-MAX_SEED = 2**63 - 1
-
 BODIES: dict[str, dict[str, Any]] = {
-    "SessionCreate": {
-        "type": "object",
-        "additionalProperties": False,
-        "properties": {
-            "task_id": {
-                "type": "string",
-                "minLength": 1,
-                "maxLength": 200,
-                "description": "task to run (default: drawn with the seed)",
-            },
-            "seed": {
-                "type": "integer",
-                "minimum": 0,
-                "maximum": MAX_SEED,
-                "description": "seed of the task draw (default: drawn by the server, echoed in info)",
-            },
-        },
-    },
     "StepRequest": {
         "type": "object",
         "additionalProperties": False,
@@ -46,7 +28,6 @@ BODIES: dict[str, dict[str, Any]] = {
         },
     },
 }
-BODIES["SessionReset"] = BODIES["SessionCreate"]
 
 SHAPES: dict[str, str] = {
     "SessionCreate": '{"task_id": ID, "seed": N} (both optional)',
@@ -67,16 +48,6 @@ RESPONSES: dict[str, dict[str, Any]] = {
             "digest": {"type": "string"},
             "sessions": {"type": "integer"},
         },
-    },
-    "SessionCreated": {
-        "type": "object",
-        "required": ["session_id", "observation", "info"],
-        "properties": {"session_id": {"type": "string"}, "observation": _OBJECT, "info": _OBJECT},
-    },
-    "ResetResult": {
-        "type": "object",
-        "required": ["observation", "info"],
-        "properties": {"observation": _OBJECT, "info": _OBJECT},
     },
     "StepResult": {
         "type": "object",
@@ -143,31 +114,9 @@ def _session_paths() -> dict[str, Any]:
                 "responses": {"200": _json(_ref("Health"), "ok")},
             }
         },
-        "/sessions": post(
-            "create_session",
-            "Open a session and reset it to a task",
-            "SessionCreate",
-            False,
-            "SessionCreated",
-            "201",
-            path_param=False,
-            errors=(400, 404, 413, 503),
-        ),
-        "/sessions/{session_id}/reset": post(
-            "reset_session", "Start a new episode in the session", "SessionReset", False, "ResetResult"
-        ),
         "/sessions/{session_id}/step": post(
             "step_session", "Take one action (tool call or answer)", "StepRequest", True, "StepResult"
         ),
-        "/sessions/{session_id}": {
-            "delete": {
-                "operationId": "close_session",
-                "summary": "Close the session (closing twice answers 404)",
-                "tags": ["sessions"],
-                "parameters": [sid],
-                "responses": {"204": {"description": "closed"}, **_errors(404)},
-            }
-        },
     }
 
 
@@ -178,7 +127,7 @@ def served_openapi(bundle_document: dict[str, Any], ref: str) -> dict[str, Any]:
         "name": SESSION_HEADER,
         "in": "header",
         "required": True,
-        "description": "session the call runs in (from POST /sessions)",
+        "description": "session the call runs in (the trainer opens it and gives the agent its id)",
         "schema": {"type": "string", "minLength": 1, "maxLength": 128},
     }
     for path, item in doc.get("paths", {}).items():
@@ -193,7 +142,7 @@ def served_openapi(bundle_document: dict[str, Any], ref: str) -> dict[str, Any]:
     schemas.update(RESPONSES)
     doc["info"] = {
         **doc.get("info", {}),
-        "description": f"synthenv environment {ref}: sessions, one route per tool "
-        f"(session in the {SESSION_HEADER} header) and MCP (streamable HTTP) at /mcp.",
+        "description": f"synthenv environment {ref}: one route per tool (session in the {SESSION_HEADER} "
+        "header), the session's step route and MCP (streamable HTTP) at /mcp. The trainer opens the session.",
     }
     return doc

@@ -11,7 +11,8 @@ Open sessions live in a :class:`cachetools.TTLCache`: each use restarts a sessio
 to live, and sessions idle for longer than the TTL are closed when the cache expires them
 (:meth:`SessionManager.reap`, which the server calls periodically and before refusing a new
 session for lack of room). A full manager refuses new sessions rather than evicting live
-ones.
+ones. Which episode a session runs is the trainer's choice alone (``create`` and ``reset``
+back the trainer's routes, :mod:`pipeline.server.trainer`); the agent only steps.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ class UnknownSession(KeyError):
         super().__init__(session_id)
         self.message = (
             f"no open session {session_id[:80]!r}: it was closed, reaped after idling, or never "
-            "existed; create one with POST /sessions"
+            "existed; the trainer opens sessions (POST /trainer/sessions)"
         )
 
 
@@ -114,7 +115,7 @@ class SessionManager:
         if len(self) >= self.max_sessions:
             raise CapacityError(
                 f"the server holds its maximum of {self.max_sessions} sessions; close one "
-                f"(DELETE /sessions/{{id}}) or retry after idle ones are reaped "
+                f"(DELETE /trainer/sessions/{{id}}) or retry after idle ones are reaped "
                 f"({self.session_ttl:g} s without use)"
             )
         env = self._fork()
