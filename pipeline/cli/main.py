@@ -25,20 +25,9 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, help="Generate, ch
 @app.command()
 def domains(as_json: bool = typer.Option(False, "--json", help="machine-readable output")) -> None:
     """List the domain templates a tool-use environment can be generated from."""
-    from pipeline.world.blueprint import list_domains, load_blueprint
+    from pipeline.world.catalog import catalog_index
 
-    rows = []
-    for name in list_domains():
-        bp = load_blueprint(name)
-        rows.append(
-            {
-                "name": name,
-                "title": bp.title,
-                "entities": len(bp.entities),
-                "operations": len(bp.operations),
-                "description": bp.description,
-            }
-        )
+    rows = catalog_index()
     if as_json:
         emit_json(rows)
         return

@@ -21,11 +21,11 @@ from functools import cache
 from typing import Any
 
 import numpy as np
-import yaml
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from pipeline.data import values as pv
 from pipeline.world.vocab import vocab_dir, vocab_names
+from pipeline.world.yamlfile import load_yaml
 
 Array = np.ndarray
 _SLOT = re.compile(r"\{([^{}]+)\}")
@@ -78,7 +78,7 @@ def load_vocab(name: str) -> Vocabulary:
     if not path.is_file():
         raise ValueError(f"unknown vocabulary {name!r}")
     try:
-        spec = VocabSpec.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+        spec = VocabSpec.model_validate(load_yaml(path.read_text(encoding="utf-8")))
     except ValueError as exc:
         raise ValueError(f"{path.name}: {exc}") from None
     return Vocabulary(name, spec)

@@ -15,9 +15,8 @@ import string
 from functools import cache
 from pathlib import Path
 
-import yaml
-
 from pipeline.world.blueprint import templates_dir
+from pipeline.world.yamlfile import load_yaml
 
 _SLOT = re.compile(r"^[a-z][a-z0-9_]*$")
 
@@ -67,7 +66,7 @@ class Phrasebook:
 def _load(directory: str) -> Phrasebook:
     books: dict[str, dict[str, tuple[str, ...]]] = {}
     for path in sorted(Path(directory).glob("*.yaml")):
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = load_yaml(path.read_text(encoding="utf-8"))
         if not isinstance(data, dict) or not data:
             raise ValueError(f"{path.name}: expected a mapping of form -> list of templates")
         forms: dict[str, tuple[str, ...]] = {}

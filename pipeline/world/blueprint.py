@@ -11,7 +11,6 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-import yaml
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from pipeline.world.derive import check_derive, derivations
@@ -26,6 +25,7 @@ from pipeline.world.fields import (
 )
 from pipeline.world.rules import operands, parse, split
 from pipeline.world.vocab import check_vocab
+from pipeline.world.yamlfile import load_yaml
 
 
 class Blueprint(BaseModel):
@@ -194,7 +194,7 @@ def domains_dir() -> Path:
 
 def load_blueprint_file(path: Path) -> Blueprint:
     with path.open(encoding="utf-8") as fh:
-        data = yaml.safe_load(fh)
+        data = load_yaml(fh)
     if not isinstance(data, dict):
         raise ValueError(f"{path}: a blueprint must be a YAML mapping")
     try:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-import yaml
+from pipeline.world.yamlfile import load_yaml
 
 
 def vocab_dir() -> Path:
@@ -29,7 +29,7 @@ def vocab_names() -> frozenset[str]:
 def type_defaults() -> dict[str, str]:
     """Semantic type -> vocabulary used when neither the field nor the blueprint names one."""
     path = vocab_dir() / "defaults.yaml"
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    data = load_yaml(path.read_text(encoding="utf-8")) if path.is_file() else {}
     if not isinstance(data, dict):
         raise ValueError(f"{path}: expected a mapping of semantic type to vocabulary")
     return {str(k): str(v) for k, v in data.items()}
