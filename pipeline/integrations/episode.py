@@ -1,23 +1,69 @@
-"""What every trainer adapter shares: open a bundle of either kind, say what the agent sees.
+"""What every trainer adapter shares: open a bundle by path or name, play one episode, keep its verdict.
 
 The adapters are built on the public episode contract alone (``reset`` / ``step`` /
 ``close`` / ``tool_specs``), so they work the same over a tool-use ``Environment`` and a
-single-turn ``ProceduralEnvironment``. Nothing here reads a task's expected answer: the
-agent-facing text is the observation, and the trainer-facing verdict is reduced to
-``passed`` / ``failed`` / ``error`` (``error`` is an infrastructure failure, to be
-masked rather than trained on).
+single-turn ``ProceduralEnvironment``. What the model reads (system text, tools,
+observations, answers) comes from :mod:`pipeline.surface`; the names it used to define
+here are re-exported for the adapters that import them.
+
+:class:`Episode` is the one place an adapter's reward comes from. The first final verdict
+stands: once the episode has ended, a further tool call or answer returns
+:data:`EPISODE_OVER_TEXT` and changes nothing (a pass never becomes a failure, a masked
+error never becomes a trained-on 0). A verdict on another task than the one the adapter
+assigned is masked (``error``), never scored. Nothing here reads a task's expected answer.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
+from pipeline.surface import (
+    ANSWER_TOOL,
+    EPISODE_OVER_TEXT,
+    Surface,
+    answer_schema,
+    decode_answer,
+    dumps,
+    surface_of,
+)
+from pipeline.surface import (
+    answer_tool as answer_tool_spec,
+)
+from pipeline.surface import (
+    render_observation as _render,
+)
+
 Status = Literal["passed", "failed", "error"]
 STATUSES: tuple[Status, ...] = ("passed", "failed", "error")
-ANSWER_TOOL = "submit_answer"
-"""The tool an agent ends an episode with, in adapters whose only actions are tool calls."""
+CONTROL_TOOLS = frozenset({"reset", "synthenv_reset", "synthenv_answer", "synthenv_verify", "get_reward"})
+"""Episode-control names an agent is never offered as tools (a reset would let it swap its task)."""
+
+__all__ = [
+    "ANSWER_TOOL",
+    "CONTROL_TOOLS",
+    "EPISODE_OVER_TEXT",
+    "STATUSES",
+    "Episode",
+    "EpisodeEnv",
+    "Status",
+    "StepLimit",
+    "action_from_call",
+    "agent_info",
+    "answer_schema",
+    "answer_tool_spec",
+    "decode_answer",
+    "dumps",
+    "is_procedural",
+    "open_env",
+    "render_observation",
+    "status_of",
+    "surface_of",
+    "system_prompt",
+    "task_ids",
+    "tool_specs",
+    "verdict_status",
+]
 
 
 class EpisodeEnv(Protocol):
@@ -32,11 +78,22 @@ class EpisodeEnv(Protocol):
     def close(self) -> None: ...
 
 
-def open_env(path: str | Path) -> Any:
-    """A digest-checked bundle as the environment its kind calls for."""
+def resolve(ref: str | Path, registry: str | None = None) -> Path:
+    """A bundle directory, or a bundle ref as ``synthenv pull`` takes it (``name``, ``name@latest``,
+    ``name@1.2.0``, ``name@sha256:…``) pulled from ``registry`` (``artifacts/`` by default)."""
+    path = Path(ref)
+    if path.exists() or (registry is None and ("/" in str(ref) or str(ref).startswith("."))):
+        return path
+    from pipeline.registry.registry import pull
+
+    return Path(pull(str(ref), registry=registry or "artifacts"))
+
+
+def open_env(path: str | Path, registry: str | None = None) -> Any:
+    """A digest-checked bundle (a directory or a registry ref) as the environment its kind calls for."""
     from pipeline.bundle.format import load_bundle
 
-    bundle = load_bundle(path)
+    bundle = load_bundle(resolve(path, registry))
     if bundle.manifest.get("kind") == "procedural":
         from pipeline.runtime.procedural import ProceduralEnvironment
 
@@ -51,7 +108,7 @@ def is_procedural(env: Any) -> bool:
 
 
 def tool_specs(env: Any) -> list[dict[str, Any]]:
-    """The bundle's tools as ``{name, description, parameters}`` (none for a procedural bundle)."""
+    """The bundle's tools as served (``{name, description, parameters}``; none for a procedural bundle)."""
     specs = getattr(env, "tool_specs", None)
     return list(specs()) if callable(specs) else []
 
@@ -60,13 +117,27 @@ def task_ids(env: Any) -> list[str]:
     return [str(t.id if hasattr(t, "id") else t["id"]) for t in env.tasks]
 
 
-def status_of(reward: float, info: dict[str, Any]) -> Status:
-    """The verdict of a final step: the verifier's own status when it gives one, else from the reward."""
+def verdict_status(reward: float, info: dict[str, Any], assigned: str | None = None) -> Status:
+    """The verdict of a final step: the verifier's own status when it gives one, else from the reward.
+
+    A verdict that names another task than ``assigned`` (or than its own ``assigned_task_id``)
+    is ``error``: masked, never scored. Verdicts without task ids are taken as they are.
+    """
     verification = info.get("verification")
-    status = verification.get("status") if isinstance(verification, dict) else None
-    if status in STATUSES:
-        return status  # type: ignore[return-value]
+    if isinstance(verification, dict):
+        scored = verification.get("task_id")
+        wanted = verification.get("assigned_task_id", assigned)
+        if scored is not None and ((wanted is not None and scored != wanted) or (assigned and scored != assigned)):
+            return "error"
+        status = verification.get("status")
+        if status in STATUSES:
+            return status  # type: ignore[no-any-return]
     return "passed" if reward >= 1.0 else "failed"
+
+
+def status_of(reward: float, info: dict[str, Any]) -> Status:
+    """:func:`verdict_status` without an adapter-assigned task (kept for existing callers)."""
+    return verdict_status(reward, info)
 
 
 def agent_info(info: dict[str, Any]) -> dict[str, Any]:
@@ -75,74 +146,92 @@ def agent_info(info: dict[str, Any]) -> dict[str, Any]:
     return {k: info[k] for k in keep if k in info}
 
 
-def dumps(value: Any) -> str:
-    """Compact, key-sorted JSON: how observations and results are shown to a model."""
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
-
-
 def render_observation(obs: dict[str, Any]) -> str:
-    """One observation as the text a model reads next."""
-    kind = obs.get("type")
-    if kind == "tool_result":
-        return dumps(obs.get("result"))
-    if kind in ("tool_error", "error"):
-        return "error: " + dumps(obs.get("error"))
-    if kind == "done":
-        return f"episode over; reward {obs.get('reward')}"
-    return dumps(obs)
+    """One observation as the text a model reads next (see :func:`pipeline.surface.render_observation`)."""
+    return _render(obs)
 
 
 def system_prompt(env: Any) -> str:
-    """How to act in this bundle, in words: tool calls, then one final answer."""
-    if is_procedural(env):
-        return (
-            "Solve the problem. End your reply with the final answer inside <answer></answer> tags; "
-            "only the last answer counts."
-        )
-    return (
-        "You are working in a software system through its tools. Call tools to look things up and "
-        f"make the changes the request needs, then call {ANSWER_TOOL} exactly once with your final answer "
-        "(the value asked for, or a short explanation if the request cannot be carried out). "
-        "The episode ends with that call."
-    )
+    """How to act in this bundle (see :mod:`pipeline.surface.text`)."""
+    return surface_of(env).system
 
 
-def answer_schema() -> dict[str, Any]:
-    """JSON Schema of the answer tool's arguments."""
-    return {
-        "type": "object",
-        "properties": {
-            "answer": {
-                "type": "string",
-                "description": "The final answer: the value asked for, or why the request cannot be carried out.",
-            }
-        },
-        "required": ["answer"],
-        "additionalProperties": False,
-    }
-
-
-def answer_tool_spec() -> dict[str, Any]:
-    return {
-        "name": ANSWER_TOOL,
-        "description": "Give the final answer and end the episode.",
-        "parameters": answer_schema(),
-    }
-
-
-def action_from_call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    """A model's tool call as an environment action (the answer tool becomes ``{"answer": ...}``)."""
+def action_from_call(name: str, arguments: Any, env: Any = None) -> dict[str, Any]:
+    """A model's tool call as an environment action (the answer tool becomes ``{"answer": ...}``);
+    with ``env``, folded arguments (``where``, ``fields``) are unfolded as its surface renders them."""
+    if env is not None:
+        return surface_of(env).action(name, arguments)
     if name == ANSWER_TOOL:
-        return {"answer": decode_answer(arguments.get("answer"))}
+        answer = arguments.get("answer") if isinstance(arguments, dict) else arguments
+        return {"answer": decode_answer(answer)}
     return {"tool": name, "arguments": arguments}
 
 
-def decode_answer(answer: Any) -> Any:
-    """A string holding a JSON list becomes the list (list answers travel as text through tool calls)."""
-    if isinstance(answer, str) and answer.lstrip().startswith("["):
-        try:
-            value = json.loads(answer)
-        except ValueError:
-            return answer
-        return value if isinstance(value, list) else answer
-    return answer
+class StepLimit:
+    """A Gymnasium-style step limit around the episode contract: the ``max_steps``-th step that does
+    not end the episode comes back ``truncated`` (scored as failed by whoever reads it: no answer)."""
+
+    def __init__(self, env: Any, max_steps: int) -> None:
+        if max_steps < 1:
+            raise ValueError(f"max_steps must be >= 1, got {max_steps}")
+        self.env, self.max_steps, self.steps = env, max_steps, 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.env, name)
+
+    def reset(self, *args: Any, **kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+        self.steps = 0
+        return self.env.reset(*args, **kwargs)  # type: ignore[no-any-return]
+
+    def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        self.steps += 1
+        if not terminated and self.steps >= self.max_steps:
+            truncated = True
+            info = {**info, "truncated_by": f"step limit {self.max_steps}"}
+        return obs, reward, terminated, truncated, info
+
+
+class Episode:
+    """One adapter-side episode over an environment: what the model reads, and a reward that stands.
+
+    ``reward`` is ``0.0`` until the episode ends, then the first verdict's reward, or ``None``
+    (masked) when that verdict is ``error`` (an infrastructure failure or a verdict on another
+    task). Calls after the end return :data:`EPISODE_OVER_TEXT` and touch nothing.
+    """
+
+    def __init__(self, env: Any, max_steps: int | None = None) -> None:
+        self.env = env
+        self.surface: Surface = surface_of(env)
+        self._stepper = StepLimit(env, max_steps) if max_steps else env
+        self.task_id: str | None = None
+        self.done = False
+        self.status: Status | None = None
+        self.reward: float | None = 0.0
+        self.steps = 0
+
+    def reset(self, task_id: str | None = None, seed: int | None = None) -> tuple[str, dict[str, Any]]:
+        """Start a task; returns the instruction text and the trainer-side ``info``."""
+        obs, info = self._stepper.reset(task_id=task_id, seed=seed)
+        self.task_id = str(info.get("task_id", task_id)) if info.get("task_id", task_id) is not None else None
+        self.done, self.status, self.reward, self.steps = False, None, 0.0, 0
+        return str(obs.get("instruction", "")), info
+
+    def call(self, name: str, arguments: Any) -> str:
+        """A model's tool call (the answer tool included); returns the observation text."""
+        return self.act(self.surface.action(name, arguments))
+
+    def act(self, action: Any) -> str:
+        """An environment action; returns the observation text the model reads next."""
+        if self.done:
+            return EPISODE_OVER_TEXT
+        obs, reward, terminated, truncated, info = self._stepper.step(action)
+        self.steps += 1
+        if terminated or truncated:
+            self.done = True
+            self.status = verdict_status(float(reward), info, self.task_id) if terminated else "failed"
+            self.reward = None if self.status == "error" else (float(reward) if terminated else 0.0)
+        return self.surface.observe(obs, action)
+
+    def close(self) -> None:
+        self.env.close()
