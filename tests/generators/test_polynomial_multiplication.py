@@ -69,7 +69,7 @@ def test_exploits_score_zero() -> None:
 
 def test_huge_answer_is_fast() -> None:
     item = create_dataset(NAME, level=5, seed=1, size=1)[0]
-    started = time.perf_counter()
+    started = time.process_time()
     for hostile in ("1x+" * 350_000, "(" * 1_000_000, "9" * 1_000_000):
         assert score(NAME, hostile, item) == 0.0
-    assert time.perf_counter() - started < 0.5
+    assert time.process_time() - started < 1.0
