@@ -23,7 +23,16 @@ _EXPORTS = {
     "RegistryError": "pipeline.registry.registry",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = sorted([*_EXPORTS, "load"])
+
+
+def load(ref: str | Any, registry: str | None = None) -> Any:
+    """The environment of a bundle, either kind: a directory, or a ref as ``synthenv pull`` takes it
+    (``name``, ``name@latest``, ``name@1.2.0``, ``name@sha256:…``) from ``registry`` (``artifacts/``
+    by default). Digest-checked: a modified bundle is refused."""
+    from pipeline.integrations.episode import open_env
+
+    return open_env(ref, registry=registry)
 
 
 def __getattr__(name: str) -> Any:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 from pathlib import Path
@@ -15,10 +16,11 @@ pytest.importorskip("trl", reason="needs the trl extra: pip install 'synthenv[tr
 from transformers.utils import get_json_schema
 
 from pipeline.bundle.format import Bundle
-from pipeline.integrations.episode import ANSWER_TOOL
+from pipeline.integrations.episode import ANSWER_TOOL, EPISODE_OVER_TEXT
 from pipeline.integrations.trl import dataset_rows, environment_factory, python_name, reward_function, write_dataset
 from pipeline.package.procedural import build_procedural_bundle
 from pipeline.runtime.environment import Environment
+from pipeline.surface import surface_of
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
@@ -30,77 +32,44 @@ def procedural(tmp_path_factory: pytest.TempPathFactory) -> Bundle:
     return build_procedural_bundle(["gcd_lcm"], tmp_path_factory.mktemp("proc"), n=8, seed=0)
 
 
-def _core(schema: dict[str, Any]) -> dict[str, Any]:
-    """What a type hint can say about a property: type (items), enum (a const is a one-member enum)."""
-    out = {k: schema[k] for k in ("type", "enum") if k in schema}
-    if "const" in schema:
-        out["enum"] = [schema["const"]]
-    if "items" in schema:
-        out["items"] = _core(schema["items"])
-    return out
+def _answer_text(answer: Any) -> str:
+    return json.dumps(answer) if not isinstance(answer, str) else answer
 
 
-def test_tool_schemas_match_tools_json(store_bundle: Path) -> None:
+def test_tool_list_is_the_surface(store_bundle: Path) -> None:
+    """transformers renders each method exactly as the surface's tool (TRL shows what every adapter shows)."""
     env = environment_factory(store_bundle)()
-    served = {t["name"]: t for t in json.loads((store_bundle / "tools.json").read_text())["tools"]}
-    rendered = {}
-    for name in [*served, ANSWER_TOOL]:  # bound methods, as GRPOTrainer hands them to the chat template
-        rendered[name] = get_json_schema(getattr(env, python_name(name)))["function"]
-    assert set(rendered) == {*served, ANSWER_TOOL}
-    lost: dict[str, int] = {}
-    for name, spec in served.items():
-        got = rendered[name]
-        assert got["name"] == python_name(name)
-        assert got["description"] == " ".join(spec["description"].split())
-        want_props = spec["parameters"].get("properties", {})
-        got_props = got["parameters"]["properties"]
-        assert set(got_props) == {python_name(p) for p in want_props}, name
-        assert set(got["parameters"].get("required", [])) == {
-            python_name(p) for p in spec["parameters"].get("required", [])
-        }
-        for prop, want in want_props.items():
-            have = got_props[python_name(prop)]
-            assert _core(have) == _core(want), (name, prop, have, want)
-            nested = want.get("properties") if want.get("type") == "object" else None
-            if "description" in want:
-                text = " ".join(want["description"].split())
-                assert have["description"].startswith(text) if nested else have["description"] == text
-            carried = {"type", "enum", "items", "description", "const"}
-            if nested:
-                # A type hint renders a nested object as a bare "object": its keys, their types and
-                # allowed values, and which are required must reach the model through the description.
-                said = have["description"]
-                for key, sub in nested.items():
-                    assert f"{key} (" in said, (name, prop, key, said)
-                    for value in sub.get("enum") or (sub.get("items") or {}).get("enum") or ():
-                        assert repr(value) in said, (name, prop, key, value)
-                for key in want.get("required") or ():
-                    assert key in said.split("Required keys:")[1], (name, prop, key)
-                if want.get("additionalProperties") is False:
-                    assert "No other keys" in said
-                carried |= {"properties", "required", "additionalProperties"}
-            for key in set(want) - carried:
-                lost[key] = lost.get(key, 0) + 1
-    # Constraints a type hint cannot carry; the environment still enforces them (invalid_argument).
-    inexpressible = {"minimum", "maximum", "minLength", "maxLength", "pattern", "minItems", "maxItems", "uniqueItems"}
-    assert set(lost) <= inexpressible, lost
+    surface = surface_of(env.env)
+    served = {t["name"] for t in json.loads((store_bundle / "tools.json").read_text())["tools"]}
+    assert [t["name"] for t in surface.tools] == [*served, ANSWER_TOOL] or {t["name"] for t in surface.tools} == {
+        *served,
+        ANSWER_TOOL,
+    }
+    for tool in surface.tools:  # bound methods, as GRPOTrainer hands them to the chat template
+        assert get_json_schema(getattr(env, python_name(tool["name"])))["function"] == tool, tool["name"]
+    offered = {n for n, _ in inspect.getmembers(type(env), predicate=inspect.isfunction) if not n.startswith("_")}
+    assert offered - {"reset", "get_reward"} == {python_name(t["name"]) for t in surface.tools}
+    assert not offered & {"synthenv_reset", "synthenv_answer", "synthenv_verify"}
 
 
 def test_reference_solution_through_the_methods_earns_one(store_bundle: Path) -> None:
     env_cls = environment_factory(store_bundle)
     env = env_cls()
+    surface = surface_of(env.env)
     tasks = Environment.from_bundle(store_bundle).tasks
     rows = {r["task_id"]: r for r in dataset_rows(store_bundle)}
     assert set(rows) == {t.id for t in tasks}
+    assert all(r["prompt"][0] == {"role": "system", "content": surface.system} for r in rows.values())
     for task in tasks[:8]:
         text = env.reset(**rows[task.id])
-        assert text == "Task: " + task.instruction
+        assert text == task.instruction
         for call in task.solution:
             method = getattr(env, python_name(call.tool))
-            out = method(**{python_name(k): v for k, v in call.arguments.items()})
+            args = surface.surface_arguments(call.tool, dict(call.arguments))
+            out = method(**{python_name(k): v for k, v in args.items()})
             assert not out.startswith("error"), out
         assert env.get_reward() == 0.0  # no answer yet
-        env.submit_answer(answer=json.dumps(task.answer) if not isinstance(task.answer, str) else task.answer)
+        env.submit_answer(answer=_answer_text(task.answer))
         assert env.get_reward() == 1.0, task.id
         env.reset(**rows[task.id])
         env.submit_answer(answer="")
@@ -109,12 +78,72 @@ def test_reference_solution_through_the_methods_earns_one(store_bundle: Path) ->
         env.reset(task_id=tasks[0].id, digest="sha256:" + "0" * 64)
 
 
+def test_first_verdict_stands(store_bundle: Path) -> None:
+    """After the answer, a tool call or a second answer reads "episode over" and the reward stays."""
+    env = environment_factory(store_bundle)()
+    task = next(t for t in Environment.from_bundle(store_bundle).tasks if t.solution and t.answer is not None)
+    env.reset(task_id=task.id)
+    for call in task.solution:
+        getattr(env, python_name(call.tool))(**surface_of(env.env).surface_arguments(call.tool, dict(call.arguments)))
+    env.submit_answer(answer=_answer_text(task.answer))
+    assert env.get_reward() == 1.0
+    list_tool = next(t["name"] for t in surface_of(env.env).tools if t["name"].startswith("list_"))
+    assert getattr(env, list_tool)(limit=1) == EPISODE_OVER_TEXT
+    assert env.submit_answer(answer="wrong") == EPISODE_OVER_TEXT
+    assert env.get_reward() == 1.0
+    # A failure stands too: a later correct answer does not turn it into a pass.
+    env.reset(task_id=task.id)
+    env.submit_answer(answer="")
+    env.submit_answer(answer=_answer_text(task.answer))
+    assert env.get_reward() == 0.0
+
+
+@pytest.mark.parametrize("stamp", [{"task_id": "someone-else"}, {"task_id": "x", "assigned_task_id": "y"}])
+def test_verdict_on_another_task_is_masked(store_bundle: Path, stamp: dict[str, str]) -> None:
+    env = environment_factory(store_bundle)()
+    task = Environment.from_bundle(store_bundle).tasks[0]
+    env.reset(task_id=task.id)
+    inner = env.env.step
+
+    def stamped(action: Any) -> Any:
+        obs, reward, terminated, truncated, info = inner(action)
+        if "verification" in info:
+            info["verification"] = {**info["verification"], "status": "passed", **stamp}
+            reward = 1.0
+        return obs, reward, terminated, truncated, info
+
+    env.env.step = stamped  # type: ignore[method-assign]
+    env.submit_answer(answer=_answer_text(task.answer))
+    assert env.get_reward() is None  # masked, never a trained-on 1.0 or 0.0
+
+
+def test_bundle_ref_loads_from_a_registry(store_bundle: Path, tmp_path: Path) -> None:
+    """The factory takes a bundle ref as ``synthenv pull`` does, from any registry."""
+    import pipeline
+    from pipeline.registry.registry import publish
+
+    registry = str(tmp_path / "registry")
+    publish(store_bundle, registry=registry)
+    bundle = Environment.from_bundle(store_bundle).bundle
+    for ref in (
+        bundle.name,
+        f"{bundle.name}@latest",
+        f"{bundle.name}@{bundle.version}",
+        f"{bundle.name}@{bundle.digest}",
+    ):
+        env = environment_factory(ref, registry=registry)()
+        assert env.env.bundle.digest == bundle.digest
+        assert isinstance(pipeline.load(ref, registry=registry), Environment)
+    with pytest.raises(Exception, match="nothing-here"):
+        environment_factory("nothing-here@1.0.0", registry=registry)
+
+
 def test_procedural_reward_function(procedural: Bundle, tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="single-turn"):
         environment_factory(procedural.path)
     rows = [json.loads(line) for line in write_dataset(procedural.path, tmp_path / "d.jsonl").read_text().splitlines()]
     items = {i["id"]: i for i in procedural.read_jsonl("tasks.jsonl")}
-    assert len(rows) == len(items) and all(items[r["task_id"]]["question"] in r["prompt"][0]["content"] for r in rows)
+    assert len(rows) == len(items) and all(items[r["task_id"]]["question"] in r["prompt"][1]["content"] for r in rows)
     reward = reward_function(procedural.path)
     gold = [[{"role": "assistant", "content": f"<answer>{items[r['task_id']]['answer']}</answer>"}] for r in rows]
     assert reward(completions=gold, task_id=[r["task_id"] for r in rows]) == [1.0] * len(rows)

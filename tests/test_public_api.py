@@ -18,6 +18,7 @@ PUBLIC = {
         "Registry",
         "RegistryError",
         "list_domains",
+        "load",
         "load_blueprint",
         "load_bundle",
         "pull",

@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
-from pipeline.integrations.episode import EpisodeEnv, status_of
+from pipeline.integrations.episode import EpisodeEnv, verdict_status
 
 COLUMNS: dict[str, str] = {
     "bundle": "VARCHAR",
@@ -157,7 +157,7 @@ class RecordTrajectory:
                 components=dict(info.get("components") or {}),
                 terminated=bool(terminated),
                 truncated=bool(truncated),
-                status=status_of(float(reward), info) if ended else None,
+                status=verdict_status(float(reward), info, self._task_id) if ended else None,
                 seconds=seconds,
             )
         )

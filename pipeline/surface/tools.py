@@ -242,8 +242,8 @@ def compact_tool(spec: dict[str, Any], twin: str | None = None) -> dict[str, Any
     else:
         out = {name: _param(name, p, noun) for name, p in props.items()}
     parameters: dict[str, Any] = {"type": "object", "properties": out}
-    if required:
-        parameters["required"] = required
+    if required:  # in property order, as a signature made from these properties lists them
+        parameters["required"] = [p for p in out if p in required]
     description = _trim_description(str(spec.get("description", "")))
     return {"name": spec["name"], "description": description, "parameters": parameters}
 
