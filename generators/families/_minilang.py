@@ -14,7 +14,7 @@ Conditions:  ``("cmp", symbol, left, right)``.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 Node = tuple[Any, ...]
@@ -56,63 +56,133 @@ _CMPS = {
 }
 
 
-def evaluate(expr: Node, env: dict[str, int]) -> int:
-    kind = expr[0]
-    if kind == "n":
-        return int(expr[1])
-    if kind == "v":
-        if expr[1] not in env:
-            raise ProgramError(f"variable {expr[1]} is not set")
-        return env[expr[1]]
-    left, right = evaluate(expr[2], env), evaluate(expr[3], env)
-    if expr[1] in ("//", "%") and right == 0:
-        raise ProgramError("division by zero")
-    value = _OPS[expr[1]](left, right)
-    if abs(value) > VALUE_LIMIT:
-        raise ProgramError("value out of range")
-    return value
+Compiled = Callable[["_State"], None]
 
 
-def holds(cond: Node, env: dict[str, int]) -> bool:
-    return bool(_CMPS[cond[1]](evaluate(cond[2], env), evaluate(cond[3], env)))
+class _State:
+    __slots__ = ("env", "left", "out")
 
-
-class _Runner:
     def __init__(self, env: dict[str, int], max_steps: int) -> None:
         self.env = env
-        self.steps = 0
-        self.max_steps = max_steps
+        self.left = max_steps
         self.out: list[int] = []
 
-    def tick(self) -> None:
-        self.steps += 1
-        if self.steps > self.max_steps:
-            raise ProgramError("step limit reached")
 
-    def block(self, body: Sequence[Node]) -> None:
-        for stmt in body:
-            self.stmt(stmt)
+def _tick(state: _State) -> None:
+    state.left -= 1
+    if state.left < 0:
+        raise ProgramError("step limit reached")
 
-    def stmt(self, stmt: Node) -> None:
-        self.tick()
-        kind = stmt[0]
-        if kind == "set":
-            self.env[stmt[1]] = evaluate(stmt[2], self.env)
-        elif kind == "print":
-            self.out.append(evaluate(stmt[1], self.env))
-        elif kind == "if":
-            self.block(stmt[2] if holds(stmt[1], self.env) else stmt[3])
-        elif kind == "for":
-            for i in range(stmt[2]):
-                self.env[stmt[1]] = i
-                self.tick()
-                self.block(stmt[3])
-        elif kind == "while":
-            while holds(stmt[1], self.env):
-                self.tick()
-                self.block(stmt[2])
-        else:
-            raise ProgramError(f"unknown statement {kind!r}")
+
+def compile_expr(expr: Node) -> Callable[[dict[str, int]], int]:
+    """The expression as a closure over the variables; no Python source is ever built."""
+    kind = expr[0]
+    if kind == "n":
+        constant = int(expr[1])
+        return lambda env: constant
+    if kind == "v":
+        name = str(expr[1])
+
+        def read(env: dict[str, int]) -> int:
+            if name not in env:
+                raise ProgramError(f"variable {name} is not set")
+            return env[name]
+
+        return read
+    if kind != "op" or expr[1] not in _OPS:
+        raise ProgramError(f"unknown expression {kind!r}")
+    function, divides = _OPS[expr[1]], expr[1] in ("//", "%")
+    left, right = compile_expr(expr[2]), compile_expr(expr[3])
+
+    def apply(env: dict[str, int]) -> int:
+        b = right(env)
+        if divides and b == 0:
+            raise ProgramError("division by zero")
+        value = function(left(env), b)
+        if not -VALUE_LIMIT <= value <= VALUE_LIMIT:
+            raise ProgramError("value out of range")
+        return value
+
+    return apply
+
+
+def compile_cond(cond: Node) -> Callable[[dict[str, int]], bool]:
+    if cond[0] != "cmp" or cond[1] not in _CMPS:
+        raise ProgramError("unknown condition")
+    function, left, right = _CMPS[cond[1]], compile_expr(cond[2]), compile_expr(cond[3])
+    return lambda env: bool(function(left(env), right(env)))
+
+
+def _compile_stmt(stmt: Node) -> Compiled:
+    kind = stmt[0]
+    if kind == "set":
+        name, value = str(stmt[1]), compile_expr(stmt[2])
+
+        def assign(state: _State) -> None:
+            _tick(state)
+            state.env[name] = value(state.env)
+
+        return assign
+    if kind == "print":
+        shown = compile_expr(stmt[1])
+
+        def emit(state: _State) -> None:
+            _tick(state)
+            state.out.append(shown(state.env))
+
+        return emit
+    if kind == "if":
+        test, then, orelse = compile_cond(stmt[1]), compile_block(stmt[2]), compile_block(stmt[3])
+
+        def branch(state: _State) -> None:
+            _tick(state)
+            (then if test(state.env) else orelse)(state)
+
+        return branch
+    if kind == "for":
+        counter, count, body = str(stmt[1]), int(stmt[2]), compile_block(stmt[3])
+
+        def repeat(state: _State) -> None:
+            _tick(state)
+            for i in range(count):
+                _tick(state)
+                state.env[counter] = i
+                body(state)
+
+        return repeat
+    if kind == "while":
+        test, body = compile_cond(stmt[1]), compile_block(stmt[2])
+
+        def loop(state: _State) -> None:
+            _tick(state)
+            while test(state.env):
+                _tick(state)
+                body(state)
+
+        return loop
+    raise ProgramError(f"unknown statement {kind!r}")
+
+
+def compile_block(body: Sequence[Node]) -> Compiled:
+    parts = [_compile_stmt(stmt) for stmt in body]
+
+    def block(state: _State) -> None:
+        for part in parts:
+            part(state)
+
+    return block
+
+
+def compile_program(program: Sequence[Node]) -> Callable[[dict[str, int], int], tuple[list[int], dict[str, int]]]:
+    """``program`` as a function ``(variables, max_steps) -> (printed, final variables)``."""
+    block = compile_block(program)
+
+    def call(env: dict[str, int], max_steps: int) -> tuple[list[int], dict[str, int]]:
+        state = _State(dict(env), max_steps)
+        block(state)
+        return state.out, state.env
+
+    return call
 
 
 def run(program: Sequence[Node], env: dict[str, int] | None = None, max_steps: int = 2000) -> list[int]:
@@ -124,9 +194,7 @@ def execute(
     program: Sequence[Node], env: dict[str, int] | None = None, max_steps: int = 2000
 ) -> tuple[list[int], dict[str, int]]:
     """The printed values and the final variables of ``program``."""
-    runner = _Runner(dict(env or {}), max_steps)
-    runner.block(program)
-    return runner.out, runner.env
+    return compile_program(program)(env or {}, max_steps)
 
 
 def expr_text(expr: Node, min_rank: int = 0) -> str:
