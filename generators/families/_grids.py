@@ -26,6 +26,7 @@ Rule = Callable[[Grid], "Grid | None"]
 
 DIGITS = frozenset("0123456789")
 _DIGIT_BYTES = bytes(48 + b if b < 10 else b for b in range(256))
+"""Colour 0..9 -> its digit character; byte 10 (the row break) stays a newline."""
 _STRIP = str.maketrans("", "", "[]|")
 _SEPARATORS = str.maketrans(",\t", "  ")
 _ROW_NOISE = str.maketrans("", "", "[]|, \t`")
@@ -33,8 +34,15 @@ _HEADERS = ("final answer", "answer", "output", "test output")
 
 
 def render(grid: Grid) -> str:
-    """Rows as lines, cells as digits separated by single spaces (the gold form)."""
-    return "\n".join(" ".join(bytes(row).translate(_DIGIT_BYTES).decode()) for row in grid)
+    """Rows as lines, cells as digits separated by single spaces (the gold form).
+
+    Built with byte operations (row breaks as byte 10, then one join), not per cell.
+    """
+    flat = bytearray()
+    for row in grid:
+        flat += bytes(row)
+        flat.append(10)
+    return " ".join(flat[:-1].translate(_DIGIT_BYTES).decode()).replace(" \n ", "\n")
 
 
 def render_text(rows: Sequence[str]) -> str:
@@ -86,6 +94,15 @@ def random_grid(rng: random.Random, rows: int, cols: int, colours: Sequence[int]
     table = _byte_table(len(colours), round(256 * (1.0 - density))).translate(indices)
     cells = rng.randbytes(rows * cols).translate(table)
     return tuple(tuple(cells[r * cols : (r + 1) * cols]) for r in range(rows))
+
+
+def plant(rng: random.Random, grid: Grid, colours: Sequence[int]) -> Grid:
+    """``grid`` with one cell of each of ``colours`` at distinct random positions."""
+    cols = len(grid[0])
+    cells = [cell for row in grid for cell in row]
+    for position, colour in zip(rng.sample(range(len(cells)), len(colours)), colours, strict=True):
+        cells[position] = colour
+    return tuple(tuple(cells[r * cols : (r + 1) * cols]) for r in range(len(grid)))
 
 
 def _row_like(line: str, alphabet: frozenset[str]) -> bool:
