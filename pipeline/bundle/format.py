@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import io
 import json
 import os
 import sqlite3
@@ -154,14 +153,24 @@ def write_bundle(directory: Path, manifest: dict[str, Any]) -> dict[str, Any]:
     return full
 
 
+ARCHIVE_GZIP_LEVEL = 6
+"""gzip level of bundle archives: level 9 took 4.4x the CPU of level 6 on a 27 MB state for 0.5 %
+smaller output. The bundle digest covers the files, never the archive's bytes, so this level
+moves no digest."""
+
+
 def write_archive(directory: Path, target: Path) -> Path:
     """A reproducible .tar.gz: sorted entries, zero times and owners, no gzip timestamp.
 
-    Only the bundle's own plain files go in (never what a link points to).
+    Only the bundle's own plain files go in (never what a link points to). The tar stream
+    goes straight into the compressor, so a large state is never held in memory twice.
     """
     directory = Path(directory)
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as tar:
+    with (
+        target.open("wb") as raw,
+        gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename="", compresslevel=ARCHIVE_GZIP_LEVEL) as gz,
+        tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar,
+    ):
         for entry in _bundle_entries(directory):
             if not entry.is_file(follow_symlinks=False):
                 continue
@@ -173,8 +182,6 @@ def write_archive(directory: Path, target: Path) -> Path:
             info.uname = info.gname = ""
             with open(entry.path, "rb") as fh:
                 tar.addfile(info, fh)
-    with target.open("wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename="") as gz:
-        gz.write(buf.getvalue())
     return target
 
 
