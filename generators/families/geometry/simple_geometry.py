@@ -1,0 +1,110 @@
+"""The missing interior angle of a convex polygon, given all the others.
+
+Tests the interior-angle sum (n - 2) * 180 degrees and careful subtraction. Harder levels
+have more sides (a longer sum and a larger total to remember) and, at the top, angles with
+one decimal place. Every angle, the missing one included, stays strictly below 180 degrees,
+so the polygon described really is convex.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, ClassVar
+
+from generators.base import Family, Knobs, Problem
+from generators.families._geom import score_number
+
+NAME = "simple_geometry"
+
+SMALLEST = 30
+"""Smallest angle drawn (in degrees, before any decimals)."""
+
+
+@dataclass(frozen=True)
+class Config(Knobs):
+    min_sides: int = 3
+    max_sides: int = 4
+    places: int = 0
+    """Decimal places of the given angles (0: whole degrees)."""
+
+    RANGES: ClassVar[Mapping[str, tuple[float, float]]] = {
+        "min_sides": (3, 30),
+        "max_sides": (3, 30),
+        "places": (0, 2),
+    }
+
+    def check(self) -> None:
+        if self.min_sides > self.max_sides:
+            raise ValueError("simple_geometry: min_sides must be <= max_sides")
+
+
+LEVELS: tuple[dict[str, object], ...] = (
+    {"min_sides": 3, "max_sides": 4, "places": 0},
+    {"min_sides": 4, "max_sides": 6, "places": 0},
+    {"min_sides": 5, "max_sides": 8, "places": 0},
+    {"min_sides": 6, "max_sides": 10, "places": 0},
+    {"min_sides": 8, "max_sides": 12, "places": 1},
+    {"min_sides": 10, "max_sides": 16, "places": 1},
+)
+
+
+def _angles(sides: int, unit: int, rng: random.Random) -> list[int]:
+    """``sides`` angles in units of 1/unit degree, each in [SMALLEST, 180), summing right.
+
+    Drawn through the exterior angles, which always sum to 360 degrees: a uniform random
+    composition of 360 into ``sides`` positive parts, redrawn while a part is too large (an
+    interior angle below SMALLEST). Spreads the angles evenly instead of pinning late ones.
+    """
+    whole = 360 * unit
+    cap = (180 - SMALLEST) * unit
+    for _ in range(1000):
+        cuts = sorted(rng.sample(range(1, whole), sides - 1))
+        parts = [b - a for a, b in zip([0, *cuts], [*cuts, whole])]
+        if max(parts) <= cap:
+            return [180 * unit - part for part in parts]
+    raise ValueError("simple_geometry: no angle set found")
+
+
+def _show(value: int, unit: int) -> str:
+    whole = Fraction(value, unit)
+    if unit == 1:
+        return str(value)
+    places = len(str(unit)) - 1
+    return f"{float(whole):.{places}f}"
+
+
+def generate(config: Config, rng: random.Random) -> Problem:
+    sides = rng.randint(config.min_sides, config.max_sides)
+    unit = 10**config.places
+    angles = _angles(sides, unit, rng)
+    missing = angles.pop(rng.randrange(sides))
+    listed = ", ".join(_show(a, unit) for a in angles)
+    question = (
+        f"A convex polygon has {sides} sides. {sides - 1} of its interior angles measure {listed} degrees. "
+        "What is the measure of the remaining interior angle, in degrees? Answer with the number only "
+        f"({'a whole number' if unit == 1 else 'give it exactly, as a decimal'})."
+    )
+    return Problem(question, _show(missing, unit), {"sides": sides, "angles": angles})
+
+
+def score(answer_text: str, item: Mapping[str, Any]) -> float:
+    """Exact value equality; a trailing degree sign or "degrees" is allowed."""
+    try:
+        return score_number(answer_text, str(item["answer"]))
+    except Exception:
+        return 0.0
+
+
+FAMILY = Family(
+    name=NAME,
+    description="Missing interior angle of a convex polygon from the other angles.",
+    config=Config,
+    levels=LEVELS,
+    generate=generate,
+    answer_kind="number",
+    score=score,
+    counterpart="reasoning_gym:simple_geometry",
+)
