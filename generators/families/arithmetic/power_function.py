@@ -1,0 +1,94 @@
+"""An exact power: a base (integer or short decimal, possibly negative) to an integer exponent.
+
+Negative exponents turn the answer into a fraction (``2^-3 = 1/8``), negative bases
+alternate the sign, and decimal bases need the decimal point placed right. Harder levels
+use larger bases and exponents and mix in decimal bases and negative exponents.
+
+The answer is exact: an integer, a fraction in lowest terms or a terminating decimal,
+compared by exact value (``0.125`` and ``1/8`` are both right); there is no tolerance, so a
+rounded value does not score.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, ClassVar
+
+from generators.answers import extract_answer, format_number, parse_number
+from generators.base import Family, Knobs, Problem
+
+NAME = "power_function"
+
+
+@dataclass(frozen=True)
+class Config(Knobs):
+    RANGES: ClassVar = {
+        "max_base": (2, 100),
+        "max_exponent": (1, 40),
+        "negative_exponents": (0.0, 1.0),
+        "decimal_bases": (0.0, 1.0),
+    }
+
+    max_base: int = 9
+    max_exponent: int = 4
+    negative_exponents: float = 0.0
+    """Share of items with a negative exponent."""
+    decimal_bases: float = 0.0
+    """Share of items whose base has one decimal place (``1.5``, ``-0.3``)."""
+
+
+LEVELS = (
+    {"max_base": 30, "max_exponent": 6, "negative_exponents": 0.0, "decimal_bases": 0.0},
+    {"max_base": 30, "max_exponent": 7, "negative_exponents": 0.2, "decimal_bases": 0.0},
+    {"max_base": 30, "max_exponent": 8, "negative_exponents": 0.3, "decimal_bases": 0.2},
+    {"max_base": 35, "max_exponent": 10, "negative_exponents": 0.3, "decimal_bases": 0.3},
+    {"max_base": 40, "max_exponent": 12, "negative_exponents": 0.4, "decimal_bases": 0.4},
+    {"max_base": 50, "max_exponent": 15, "negative_exponents": 0.4, "decimal_bases": 0.5},
+)
+
+
+def generate(config: Config, rng: random.Random) -> Problem:
+    if rng.random() < config.decimal_bases:
+        tenths = rng.choice([v for v in range(1, 10 * config.max_base // 4 + 1) if v % 10])
+        base = Fraction(tenths, 10)
+        shown = f"{tenths // 10}.{tenths % 10}"
+        exponent_cap = max(2, config.max_exponent // 2)
+    else:
+        base = Fraction(rng.randint(2, config.max_base))
+        shown = str(base.numerator)
+        exponent_cap = config.max_exponent
+    if rng.random() < 0.3:
+        base, shown = -base, f"-{shown}"
+    exponent = rng.randint(2 if exponent_cap > 2 else 1, exponent_cap)
+    if rng.random() < config.negative_exponents:
+        exponent = -exponent
+    value = base**exponent
+    kind = "an integer" if value.denominator == 1 else "a fraction in lowest terms or an exact decimal"
+    question = f"Compute ({shown})^({exponent}) exactly. Give {kind}, with no rounding."
+    return Problem(question, format_number(value), {"value": format_number(value)})
+
+
+def score(answer_text: str, item: Mapping[str, Any]) -> float:
+    """1.0 when the answer is exactly the power (integer, fraction or exact decimal)."""
+    try:
+        want = Fraction(str((item.get("metadata") or {})["value"]))
+        got = parse_number(extract_answer(answer_text))
+        return 1.0 if got is not None and got == want else 0.0
+    except Exception:
+        return 0.0
+
+
+FAMILY = Family(
+    name=NAME,
+    description="Exact power of an integer or one-decimal base to a (possibly negative) integer exponent.",
+    config=Config,
+    levels=LEVELS,
+    generate=generate,
+    answer_kind="exact",
+    score=score,
+    counterpart="reasoning_gym:power_function",
+    notes="Level 0 (integer bases up to 30, exponents 2..6, either sign) has about 290 distinct items.",
+)
