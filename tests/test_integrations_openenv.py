@@ -1,4 +1,4 @@
-"""OpenEnv: OpenEnv's own clients drive a bundle over WebSocket and HTTP MCP on loopback."""
+"""OpenEnv: OpenEnv's own clients drive a bundle over WebSocket (step actions and MCP) on loopback."""
 
 from __future__ import annotations
 
@@ -17,22 +17,17 @@ from openenv.core.mcp_client import MCPToolClient
 
 from pipeline.bundle.format import Bundle
 from pipeline.integrations.episode import ANSWER_TOOL
-from pipeline.integrations.openenv import START_TOOL, create_openenv_app
+from pipeline.integrations.openenv import create_openenv_app
 from pipeline.package.procedural import build_procedural_bundle
 from pipeline.runtime.environment import Environment
 
 pytestmark = pytest.mark.anyio
+TOKEN = "trainer-token-for-tests-0123456789"
 
 
-def http_mcp_client(url: str) -> MCPToolClient:
-    """OpenEnv's MCP client on its HTTP path (JSON-RPC /mcp with openenv sessions).
-
-    openenv-core 0.3.0 reads the ``use_production_mode`` flag for that path but its
-    constructor never sets it; without it the client speaks the WebSocket protocol instead.
-    """
-    client = MCPToolClient(base_url=url)
-    client.use_production_mode = True
-    return client
+def wire_answer(answer: Any) -> str:
+    """An answer as the answer tool takes it: text, or a JSON list as text."""
+    return answer if isinstance(answer, str) else json.dumps(answer)
 
 
 @pytest.fixture
@@ -47,7 +42,10 @@ def trajectory_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def server(store_bundle: Path, trajectory_log: Path) -> Iterator[str]:
-    with serve(create_openenv_app(store_bundle, max_sessions=4, session_ttl=60, trajectories=trajectory_log)) as url:
+    app = create_openenv_app(
+        store_bundle, max_sessions=4, session_ttl=60, trajectories=trajectory_log, trainer_token=TOKEN
+    )
+    with serve(app) as url:
         yield url
 
 
@@ -64,26 +62,31 @@ def procedural(tmp_path_factory: pytest.TempPathFactory) -> Bundle:
 async def test_websocket_reference_solution_earns_one(server: str, env: Environment) -> None:
     task = next(t for t in env.tasks if t.solution)
     async with GenericEnvClient(base_url=server) as client:
-        result = await client.reset(task_id=task.id)
-        assert result.observation["content"]["instruction"] == task.instruction and not result.done
+        result = await client.reset(task_id=task.id, trainer_token=TOKEN)
+        obs = result.observation
+        assert obs["content"]["instruction"] == task.instruction and not result.done
+        assert obs["assigned_task_id"] == task.id and obs["status"] is None
         for call in task.solution:
             result = await client.step(call.model_dump())
             assert result.observation["content"]["type"] == "tool_result" and result.reward == 0.0
         result = await client.step({"answer": task.answer})
+        obs = result.observation
         assert result.done and result.reward == 1.0
+        assert obs["status"] == "passed" and obs["task_id"] == obs["assigned_task_id"] == task.id
+        assert obs["reason"] and obs["components"]["outcome"] == 1.0
         state = await client.state()
         assert state["task_id"] == task.id and state["step_count"] == len(task.solution) + 1
-        assert state["digest"] == env.bundle.digest
-        # Doing nothing earns nothing.
-        await client.reset(task_id=task.id)
+        assert state["digest"] == env.bundle.digest and state["done"] is True
+        # Doing nothing earns nothing, and says so.
+        await client.reset(task_id=task.id, trainer_token=TOKEN)
         result = await client.step({"answer": None})
-        assert result.done and result.reward == 0.0
+        assert result.done and result.reward == 0.0 and result.observation["status"] == "failed"
         assert "expected" not in json.dumps(result.observation)
 
 
 async def test_websocket_bad_actions_are_clear(server: str, env: Environment) -> None:
     async with GenericEnvClient(base_url=server) as client:
-        await client.reset(seed=0)
+        await client.reset(seed=0, trainer_token=TOKEN)
         # OpenEnv's client raises on a malformed action (its message carries only the code) ...
         with pytest.raises(RuntimeError, match="VALIDATION_ERROR"):
             await client.step({"tool": "list_orders", "answer": 3})
@@ -100,7 +103,7 @@ async def test_websocket_bad_actions_are_clear(server: str, env: Environment) ->
     from websockets.asyncio.client import connect
 
     async with connect(server.replace("http://", "ws://") + "/ws") as ws:
-        await ws.send(json.dumps({"type": "reset", "data": {"seed": 0}}))
+        await ws.send(json.dumps({"type": "reset", "data": {"seed": 0, "trainer_token": TOKEN}}))
         await ws.recv()
         for action, words in (({"tool": "x", "answer": 3}, "not both"), ({"command": "x"}, "Extra inputs")):
             await ws.send(json.dumps({"type": "step", "data": action}))
@@ -108,42 +111,59 @@ async def test_websocket_bad_actions_are_clear(server: str, env: Environment) ->
             assert reply["type"] == "error" and words in json.dumps(reply["data"]["errors"])
 
 
-async def test_http_mcp_reference_solution_earns_one(server: str, env: Environment) -> None:
-    task = next(t for t in env.tasks if t.solution)
-    async with http_mcp_client(server) as client:
+async def test_mcp_tool_client_default_mode(server: str, env: Environment) -> None:
+    """MCPToolClient as constructed, no flags: it lists the tools and calls every one of them,
+    a tool argument called ``name`` included (passed as ``arguments={...}``)."""
+    task = next(t for t in env.tasks if any("name" in c.arguments for c in t.solution))
+    async with MCPToolClient(base_url=server) as client:
+        await client.reset(task_id=task.id, trainer_token=TOKEN)
         names = {t.name for t in await client.list_tools()}
-        assert {START_TOOL, ANSWER_TOOL} | {t["name"] for t in env.tool_specs()} == names
-        started = await client.call_tool(START_TOOL, task_id=task.id)
-        assert started["instruction"] == task.instruction
+        assert names == {ANSWER_TOOL} | {t["name"] for t in env.tool_specs()}
+        assert "start_task" not in names
         for call in task.solution:
-            out = await client.call_tool(call.tool, **call.arguments)
-            assert out["type"] == "tool_result" and out["done"] is False
+            out = await client.call_tool(call.tool, arguments=call.arguments)
+            assert out["type"] == "tool_result" and out["done"] is False, out
+        plain = await client.call_tool("list_categories", limit=1)  # keyword arguments work as well
+        assert plain["type"] == "tool_result" and plain["tool"] == "list_categories"
         bad = await client.call_tool(task.solution[0].tool, no_such_argument=1)
         assert bad["type"] == "tool_error" and bad["error"]["code"] == "invalid_argument"
-        final = await client.call_tool(ANSWER_TOOL, answer=json.dumps(task.answer))
+        final = await client.call_tool(ANSWER_TOOL, answer=wire_answer(task.answer))
         assert final["done"] is True and final["reward"] == 1.0 and final["status"] == "passed"
+        assert final["task_id"] == final["assigned_task_id"] == task.id
 
 
-async def test_http_endpoints_and_trajectory(server: str, env: Environment, trajectory_log: Path) -> None:
+async def test_http_routes_point_to_the_websocket(server: str, env: Environment) -> None:
+    """Plain HTTP cannot hold an episode: /reset and /step say where to go; /mcp lists tools and a
+    tool call there says no episode is running."""
     import httpx
 
     async with httpx.AsyncClient(base_url=server) as http:
         assert (await http.get("/health")).json()["status"] == "healthy"
         schema = (await http.get("/schema")).json()
         assert {"tool", "arguments", "answer"} <= set(schema["action"]["properties"])
+        assert {"status", "reason", "task_id", "assigned_task_id"} <= set(schema["observation"]["properties"])
         meta = (await http.get("/metadata")).json()
         assert meta["name"] == env.bundle.name and env.bundle.digest in meta["description"]
-        bad = await http.post("/step", json={"action": {"nonsense": 1}})
-        assert bad.status_code == 422
-    # One passed and one failed episode of this test's own (under xdist the other tests of this
-    # module may run in another process, against another server and log).
+        for path, body in (("/reset", {"task_id": env.tasks[0].id}), ("/step", {"action": {"answer": 1}})):
+            reply = await http.post(path, json=body)
+            assert reply.status_code == 409 and "WebSocket" in reply.json()["detail"], path
+        rpc = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+        tools = (await http.post("/mcp", json=rpc)).json()["result"]["tools"]
+        assert ANSWER_TOOL in {t["name"] for t in tools}
+        call = {"name": "list_categories", "arguments": {"limit": 1}}
+        reply = (await http.post("/mcp", json={**rpc, "method": "tools/call", "params": call})).json()
+        assert reply["result"]["error"]["code"] == "no_episode" and "/ws" in reply["result"]["error"]["message"]
+
+
+async def test_trajectory_rows(server: str, env: Environment, trajectory_log: Path) -> None:
+    # One passed and one failed episode of this test's own.
     task = next(t for t in env.tasks if t.solution)
     async with GenericEnvClient(base_url=server) as client:
-        await client.reset(task_id=task.id)
+        await client.reset(task_id=task.id, trainer_token=TOKEN)
         for call in task.solution:
             await client.step(call.model_dump())
         assert (await client.step({"answer": task.answer})).reward == 1.0
-        await client.reset(task_id=task.id)
+        await client.reset(task_id=task.id, trainer_token=TOKEN)
         assert (await client.step({"answer": None})).reward == 0.0
     rows = [json.loads(line) for line in trajectory_log.read_text().splitlines()]
     finals = [r for r in rows if r["status"]]
@@ -153,21 +173,20 @@ async def test_http_endpoints_and_trajectory(server: str, env: Environment, traj
 
 async def test_procedural_bundle_single_turn(procedural: Bundle) -> None:
     item = procedural.read_jsonl("tasks.jsonl")[0]
-    with serve(create_openenv_app(procedural.path, max_sessions=2)) as url:
+    with serve(create_openenv_app(procedural.path, max_sessions=2, trainer_token=TOKEN)) as url:
         async with GenericEnvClient(base_url=url) as client:
-            result = await client.reset(task_id=item["id"])
+            result = await client.reset(task_id=item["id"], trainer_token=TOKEN)
             assert result.observation["content"]["instruction"] == item["question"]
             result = await client.step({"answer": f"<answer>{item['answer']}</answer>"})
-            assert result.done and result.reward == 1.0
-            await client.reset(task_id=item["id"])
+            assert result.done and result.reward == 1.0 and result.observation["status"] == "passed"
+            await client.reset(task_id=item["id"], trainer_token=TOKEN)
             result = await client.step({"answer": ""})
-            assert result.done and result.reward == 0.0
-        async with http_mcp_client(url) as client:
-            assert {t.name for t in await client.list_tools()} == {START_TOOL, ANSWER_TOOL}
-            started: dict[str, Any] = await client.call_tool(START_TOOL, task_id=item["id"])
-            assert started["instruction"] == item["question"]
-            final = await client.call_tool(ANSWER_TOOL, answer=f"<answer>{item['answer']}</answer>")
-            assert final["reward"] == 1.0
+            assert result.done and result.reward == 0.0 and result.observation["status"] == "failed"
+        async with MCPToolClient(base_url=url) as mcp:
+            await mcp.reset(task_id=item["id"], trainer_token=TOKEN)
+            assert {t.name for t in await mcp.list_tools()} == {ANSWER_TOOL}
+            final = await mcp.call_tool(ANSWER_TOOL, answer=f"<answer>{item['answer']}</answer>")
+            assert final["reward"] == 1.0 and final["status"] == "passed"
 
 
 async def test_capacity_is_enforced(store_bundle: Path) -> None:
@@ -188,42 +207,6 @@ async def test_capacity_is_enforced(store_bundle: Path) -> None:
             # The first session is unharmed.
             result = await first.step({"answer": None})
             assert result.done
-
-
-async def test_package_openenv_writes_a_space_that_serves(store_bundle: Path, tmp_path: Path) -> None:
-    import importlib.util
-
-    import yaml
-    from openenv.cli._validation import validate_multi_mode_deployment
-    from typer.testing import CliRunner
-
-    from pipeline.cli.main import app
-
-    dest = tmp_path / "space"
-    result = CliRunner().invoke(app, ["package", str(store_bundle), "--openenv", str(dest), "--json"])
-    assert result.exit_code == 0, result.output
-    env = Environment.from_bundle(store_bundle)
-    digest = env.bundle.digest
-    spec = yaml.safe_load((dest / "openenv.yaml").read_text())
-    assert spec["app"] == "server.app:app" and spec["metadata"]["synthenv"]["digest"] == digest
-    front = yaml.safe_load((dest / "README.md").read_text().split("---")[1])
-    assert front["sdk"] == "docker" and front["synthenv_digest"] == digest and "openenv" in front["tags"]
-    assert f'digest = "{digest}"' in (dest / "pyproject.toml").read_text()
-    assert digest in (dest / "Dockerfile").read_text() and list((dest / "wheels").glob("synthenv-*.whl"))
-    # OpenEnv's own deployment check: everything but a uv lock file (made with `uv lock`, not here).
-    _ok, issues = validate_multi_mode_deployment(dest)
-    assert [i for i in issues if "uv.lock" not in i] == [], issues
-    # The Space's app module runs: load it from the directory and play a step over WebSocket.
-    module_spec = importlib.util.spec_from_file_location("space_app", dest / "server" / "app.py")
-    assert module_spec is not None and module_spec.loader is not None
-    module = importlib.util.module_from_spec(module_spec)
-    module_spec.loader.exec_module(module)
-    with serve(module.app) as url:
-        async with GenericEnvClient(base_url=url) as client:
-            result_ = await client.reset(seed=0)
-            assert result_.observation["content"]["instruction"]
-    again = CliRunner().invoke(app, ["package", str(store_bundle), "--openenv", str(dest)])
-    assert again.exit_code == 2 and "not empty" in again.output
 
 
 def test_serve_rejects_an_unknown_protocol(store_bundle: Path) -> None:

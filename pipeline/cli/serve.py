@@ -56,7 +56,7 @@ def serve(
     if protocol == "openenv":
         from pipeline.cli.serve_openenv import serve_openenv
 
-        serve_openenv(bundle, host, port, max_sessions, session_ttl, log_level, trajectories, timeout)
+        serve_openenv(bundle, host, port, max_sessions, session_ttl, log_level, trajectories, timeout, trainer_token)
         return
 
     try:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import secrets
 from pathlib import Path
 
 import typer
@@ -18,9 +20,15 @@ def serve_openenv(
     log_level: str,
     trajectories: Path | None,
     header_timeout: float = 10.0,
+    trainer_token: str | None = None,
 ) -> None:
     """Run OpenEnv's FastAPI app (HTTP, WebSocket /ws, MCP /mcp) for BUNDLE under uvicorn, with the
-    same per-request header deadline and connection cap as synthenv's own server."""
+    same per-request header deadline and connection cap as synthenv's own server.
+
+    Starting an episode is the trainer's: ``reset`` needs the trainer token. Without one given
+    (``--trainer-token`` or ``SYNTHENV_TRAINER_TOKEN``) a fresh one is generated and printed, so an
+    agent that reaches the port can never reset or pick its own task.
+    """
     from pipeline.bundle.format import BundleError
 
     try:
@@ -32,9 +40,16 @@ def serve_openenv(
             "pip install 'synthenv[openenv]'"
         )
         raise typer.Exit(2) from None
+    from pipeline.server.trainer import TOKEN_ENV
+
+    token = trainer_token or os.environ.get(TOKEN_ENV)
+    generated = not token
+    token = token or secrets.token_urlsafe(24)
     try:
-        app = create_openenv_app(bundle, max_sessions=max_sessions, session_ttl=session_ttl, trajectories=trajectories)
-    except BundleError as exc:
+        app = create_openenv_app(
+            bundle, max_sessions=max_sessions, session_ttl=session_ttl, trajectories=trajectories, trainer_token=token
+        )
+    except (BundleError, ValueError) as exc:
         err.print(f"[bold red]error:[/] {exc}")
         raise typer.Exit(2) from None
     b = app.state.bundle
@@ -43,4 +58,6 @@ def serve_openenv(
         f"/reset /step /state /schema /metadata /health, WebSocket /ws, MCP /mcp; up to {max_sessions} sessions"
         + (f"; trajectories -> {trajectories}" if trajectories else "")
     )
+    if generated:
+        err.print(f"trainer token (reset(..., trainer_token=...)): {token}", markup=False)
     make_server(app, host, port, header_timeout=header_timeout, log_level=log_level).run()

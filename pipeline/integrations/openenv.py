@@ -1,24 +1,38 @@
-"""A bundle as an OpenEnv environment (``openenv-core``): HTTP, WebSocket and MCP.
+"""A bundle as an OpenEnv environment (``openenv-core``): WebSocket episodes, MCP tools.
 
-``create_openenv_app(bundle)`` is OpenEnv's own FastAPI server (``/reset``, ``/step``,
-``/state``, ``/health``, ``/schema``, ``/metadata``, WebSocket ``/ws`` and JSON-RPC MCP at
-``/mcp``) around :class:`BundleEnvironment`, one instance per session under a cap and an
-idle timeout. Two ways to play an episode:
+``create_openenv_app(bundle)`` is OpenEnv's own FastAPI server (``/health``, ``/schema``,
+``/metadata``, ``/state``, WebSocket ``/ws`` and JSON-RPC MCP at ``/mcp``) around
+:class:`BundleEnvironment`, one instance per WebSocket session under a cap and an idle
+timeout.
 
-* **WebSocket** (OpenEnv's ``EnvClient`` / ``GenericEnvClient``): ``reset(task_id=..., seed=...)``,
-  then ``step({"tool": name, "arguments": {...}})`` and finally ``step({"answer": value})``;
-  the reward arrives on that final observation (``done`` true).
-* **HTTP MCP** (OpenEnv's ``MCPToolClient``; sessions via ``openenv/session/create``):
-  ``start_task`` opens the episode and returns the instruction, the bundle's tools act,
-  ``submit_answer`` ends it and returns the reward. OpenEnv's plain ``POST /reset`` and
-  ``/step`` build a fresh environment per request (its stateless mode), so a multi-step
-  episode over HTTP goes through these sessions.
+**Episode control is the trainer's.** Only ``reset`` starts an episode, and no tool the
+agent sees can call it. OpenEnv's clients pass ``reset(**kwargs)`` through to the
+environment and have no way to set request headers, so when the server has a trainer
+token (``synthenv serve --protocol openenv --trainer-token`` / ``SYNTHENV_TRAINER_TOKEN``)
+the trainer passes it as a reset argument: ``reset(task_id=..., trainer_token=TOKEN)``.
+Without ``seed`` and ``task_id`` the task is drawn from an unpredictable seed.
 
-A malformed action (unknown field, both or neither of ``tool`` / ``answer``) is refused
-by the action model with a validation error naming the field; a well-formed action the
-environment cannot carry out (unknown tool, wrong arguments) comes back as an
-observation with a typed error, as in process. Observations never carry the verifier's
-expected values; ``metadata`` of the final one holds the verdict and reward components.
+**Two ways to play**, both over the WebSocket ``/ws`` (one session per connection):
+
+* ``EnvClient`` / ``GenericEnvClient``: ``reset(...)``, ``step({"tool": name, "arguments":
+  {...}})``, finally ``step({"answer": value})``.
+* ``MCPToolClient`` in its default mode: ``reset(...)``, ``list_tools()``, ``call_tool(name,
+  **arguments)``, finally ``call_tool("submit_answer", answer=...)``. ``call_tool``'s own
+  first parameter is ``name``, so a tool argument called ``name`` goes as
+  ``call_tool(tool, arguments={"name": ...})``: a call whose only argument is
+  ``arguments`` (an object), to a tool without such a parameter, is unwrapped.
+
+OpenEnv's plain ``POST /reset`` and ``/step`` build a fresh environment per request, so
+they cannot hold an episode: both answer 409 naming the WebSocket clients. OpenEnv's
+JSON-RPC ``/mcp`` over HTTP lists the tools; it has no reset, so a tool call there answers
+a ``no_episode`` error saying the same.
+
+Every step's observation carries, in fields OpenEnv serialises (``metadata`` is dropped on
+the wire): ``status`` (``passed`` / ``failed`` / ``error``) and ``reason`` once the episode
+has ended, ``task_id`` (the task scored) and ``assigned_task_id`` (the task reset
+assigned); a verdict on another task than the one assigned is ``error``. The first final
+verdict stands: later steps answer ``episode_over`` and change nothing. Observations never
+carry the verifier's expected values.
 
 Episode work runs on the server's event loop (``reset_async`` / ``step_async``): each is
 sub-millisecond in-memory SQLite, so sessions need neither threads nor locks.
@@ -27,8 +41,9 @@ sub-millisecond in-memory SQLite, so sessions need neither threads nor locks.
 from __future__ import annotations
 
 import copy
+import hmac
 import os
-import random
+import secrets
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -39,9 +54,14 @@ os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 
 from openenv.core.env_server.http_server import create_fastapi_app
 from openenv.core.env_server.interfaces import Environment as OpenEnvEnvironment
-from openenv.core.env_server.types import Action, ConcurrencyConfig, EnvironmentMetadata, Observation, State
-from pydantic import Field, model_validator
-from pydantic_core import PydanticCustomError
+from openenv.core.env_server.mcp_types import (
+    CallToolAction,
+    CallToolObservation,
+    ListToolsAction,
+    ListToolsObservation,
+    Tool,
+)
+from openenv.core.env_server.types import Action, ConcurrencyConfig, EnvironmentMetadata, Observation
 
 from pipeline.integrations.episode import (
     ANSWER_TOOL,
@@ -53,53 +73,45 @@ from pipeline.integrations.episode import (
     status_of,
     tool_specs,
 )
+from pipeline.integrations.openenv_models import BundleAction, BundleObservation, BundleState
 from pipeline.integrations.trajectory import RecordTrajectory, TrajectoryWriter
 
-START_TOOL = "start_task"
+__all__ = [
+    "BundleAction",
+    "BundleEnvironment",
+    "BundleObservation",
+    "BundleState",
+    "create_openenv_app",
+    "environment_factory",
+]
+
 MAX_SEED = 2**63 - 1
+USE_WEBSOCKET = (
+    "OpenEnv's HTTP /reset and /step build a fresh environment per request, so they cannot hold an "
+    "episode: play it over the WebSocket /ws (openenv.core EnvClient, GenericEnvClient, or MCPToolClient "
+    "in its default mode)"
+)
 
 
-class BundleAction(Action):
-    """``{"tool": name, "arguments": {...}}`` or ``{"answer": value}``, nothing else."""
-
-    tool: str | None = Field(default=None, description="name of the tool to call")
-    arguments: dict[str, Any] = Field(default_factory=dict, description="the tool's arguments (its JSON Schema)")
-    answer: Any = Field(default=None, description="the final answer; ends the episode")
-
-    # PydanticCustomError, not ValueError: OpenEnv sends validation errors back as JSON, and a
-    # ValueError inside them cannot be serialised (the client would only see a session error).
-    @model_validator(mode="after")
-    def _one_kind(self) -> BundleAction:
-        given = self.model_fields_set
-        if "answer" in given and ({"tool", "arguments"} & given):
-            raise PydanticCustomError(
-                "action_kind", "an action is either a tool call (tool, arguments) or an answer, not both"
-            )
-        if "answer" not in given and self.tool is None:
-            raise PydanticCustomError("action_kind", "an action needs 'tool' (with 'arguments') or 'answer'")
-        return self
-
-    def as_env_action(self) -> dict[str, Any]:
-        if "answer" in self.model_fields_set:
-            return {"answer": self.answer}
-        return {"tool": self.tool, "arguments": self.arguments}
+def _error(code: str, message: str) -> dict[str, Any]:
+    return {"type": "error", "error": {"code": code, "message": message}}
 
 
-class BundleObservation(Observation):
-    """What the agent sees: the environment's observation and the step's signals."""
-
-    content: dict[str, Any] = Field(default_factory=dict, description="the observation (instruction, result, error)")
-    signals: dict[str, Any] = Field(default_factory=dict, description="call_valid, call_succeeded, step")
-
-
-class BundleState(State):
-    task_id: str | None = None
-    bundle: str | None = None
-    digest: str | None = None
+def _reason(status: str, verification: dict[str, Any]) -> str:
+    """The verdict in words, from what the agent may see of it (check names, never expected values)."""
+    if status == "error":
+        return str(verification.get("error") or "the verification could not run")
+    checks = verification.get("checks") or []
+    failed = [str(c.get("name")) for c in checks if isinstance(c, dict) and not c.get("passed")]
+    if status == "passed":
+        return "every check passed" if checks else "the answer is correct"
+    if failed:
+        return "checks failed: " + ", ".join(failed)
+    return f"the answer scored {verification.get('reward', 0.0)}"
 
 
 class _Tool:
-    """One tool in the shape OpenEnv's MCP handler reads: name, description, parameters, fn."""
+    """One tool in the shape OpenEnv's HTTP MCP handler reads: name, description, parameters, fn."""
 
     def __init__(self, name: str, description: str, parameters: dict[str, Any], fn: Callable[..., Any]) -> None:
         self.name, self.description, self.parameters, self.fn = name, description, parameters, fn
@@ -115,72 +127,81 @@ class _Tools:
         return list(self._tools)
 
 
-def _start_schema() -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": {
-            "task_id": {"type": "string", "description": "a task id of the bundle (default: drawn by seed)"},
-            "seed": {"type": "integer", "minimum": 0, "description": "seed for drawing the task"},
-        },
-        "additionalProperties": False,
-    }
-
-
 class BundleEnvironment(OpenEnvEnvironment):
     """One session: a fork of the bundle's environment (its own state copy after reset)."""
 
     SUPPORTS_CONCURRENT_SESSIONS = True
 
-    def __init__(self, env: Any, seeds: random.Random | None = None) -> None:
+    def __init__(self, env: Any, trainer_token: str | None = None) -> None:
         super().__init__()
         self.env = env
-        self._seeds = seeds or random.Random(0)
+        self._token = trainer_token
         self._episode_id: str | None = None
         self._steps = 0
         self._task_id: str | None = None
-        specs = [*tool_specs(env), answer_tool_spec()]
-        if is_procedural(env):
-            specs = [answer_tool_spec()]
-        start = "Start an episode: returns the instruction to carry out."
-        tools = [_Tool(START_TOOL, start, _start_schema(), self._start)]
-        tools += [_Tool(s["name"], s["description"], s["parameters"], self._caller(s["name"])) for s in specs]
-        self.mcp_server = _Tools(tools)
+        self._final: BundleObservation | None = None
+        specs = [answer_tool_spec()] if is_procedural(env) else [*tool_specs(env), answer_tool_spec()]
+        self._specs = {s["name"]: s for s in specs}
+        self.mcp_server = _Tools(
+            [_Tool(s["name"], s["description"], s["parameters"], self._http_caller(s["name"])) for s in specs]
+        )
 
     # -- the OpenEnv contract ---------------------------------------------------------------
 
     def reset(
-        self, seed: int | None = None, episode_id: str | None = None, task_id: str | None = None, **_: Any
+        self,
+        seed: int | None = None,
+        episode_id: str | None = None,
+        task_id: str | None = None,
+        trainer_token: str | None = None,
+        **_: Any,
     ) -> BundleObservation:
+        """Start an episode (the trainer's call): ``task_id`` picks the task, else ``seed`` draws it."""
+        if self._token is not None and not (
+            isinstance(trainer_token, str) and hmac.compare_digest(trainer_token.encode(), self._token.encode())
+        ):
+            raise PermissionError("reset needs the server's trainer token: reset(..., trainer_token=TOKEN)")
         if seed is None and task_id is None:
-            # Forks share the template's RNG object; a drawn seed gives each episode its own.
-            seed = self._seeds.randrange(MAX_SEED)
+            seed = secrets.randbelow(MAX_SEED)
         obs, info = self.env.reset(task_id=task_id, seed=seed)
-        self._episode_id, self._steps, self._task_id = episode_id, 0, str(info["task_id"])
+        self._episode_id, self._steps, self._final = episode_id, 0, None
+        self._task_id = str(info["task_id"])
         return BundleObservation(
             content=obs,
-            signals={},
             done=False,
             reward=0.0,
-            metadata={"task_id": self._task_id, "bundle": info.get("bundle"), "digest": info.get("digest")},
+            task_id=self._task_id,
+            assigned_task_id=self._task_id,
+            metadata={"bundle": info.get("bundle"), "digest": info.get("digest")},
         )
 
     async def reset_async(
-        self, seed: int | None = None, episode_id: str | None = None, task_id: str | None = None, **kw: Any
+        self,
+        seed: int | None = None,
+        episode_id: str | None = None,
+        task_id: str | None = None,
+        trainer_token: str | None = None,
+        **kw: Any,
     ) -> BundleObservation:
-        return self.reset(seed=seed, episode_id=episode_id, task_id=task_id)
+        return self.reset(seed=seed, episode_id=episode_id, task_id=task_id, trainer_token=trainer_token)
 
-    def step(self, action: BundleAction, timeout_s: float | None = None, **_: Any) -> BundleObservation:
-        obs, reward, terminated, truncated, info = self.env.step(action.as_env_action())
-        self._steps += 1
-        done = bool(terminated or truncated)
-        metadata: dict[str, Any] = {"components": dict(info.get("components") or {})}
-        if done:
-            metadata["status"] = status_of(float(reward), info)
-        return BundleObservation(
-            content=obs, signals=agent_info(info), done=done, reward=float(reward), metadata=metadata
-        )
+    def step(self, action: Action, timeout_s: float | None = None, **_: Any) -> Observation:
+        if isinstance(action, ListToolsAction):
+            tools = [
+                Tool(name=s["name"], description=s["description"], input_schema=s["parameters"])
+                for s in self._specs.values()
+            ]
+            return ListToolsObservation(tools=tools)
+        if isinstance(action, CallToolAction):
+            obs = self.play(self._call_action(action.tool_name, action.arguments))
+            return CallToolObservation(
+                tool_name=action.tool_name, result=self._mcp_result(obs), done=obs.done, reward=obs.reward
+            )
+        if not isinstance(action, BundleAction):
+            raise ValueError(f"unexpected action {type(action).__name__}")
+        return self.play(action.as_env_action())
 
-    async def step_async(self, action: BundleAction, timeout_s: float | None = None, **kw: Any) -> BundleObservation:
+    async def step_async(self, action: Action, timeout_s: float | None = None, **kw: Any) -> Observation:
         return self.step(action)
 
     @property
@@ -192,6 +213,7 @@ class BundleEnvironment(OpenEnvEnvironment):
             task_id=self._task_id,
             bundle=bundle.ref,
             digest=bundle.digest,
+            done=self._final is not None,
         )
 
     def get_metadata(self) -> EnvironmentMetadata:
@@ -206,23 +228,81 @@ class BundleEnvironment(OpenEnvEnvironment):
     def close(self) -> None:
         self.env.close()
 
-    # -- MCP tools (the HTTP path) ---------------------------------------------------------
+    # -- one step of the episode -------------------------------------------------------------
 
-    def _start(self, task_id: str | None = None, seed: int | None = None) -> dict[str, Any]:
-        obs = self.reset(seed=seed, task_id=task_id)
-        return {**obs.content, "task_id": self._task_id}
+    def play(self, env_action: dict[str, Any]) -> BundleObservation:
+        """One environment action, under the episode rules: none before reset, none after the end."""
+        if self._task_id is None:
+            message = "no episode is running: the trainer starts one with reset() over the WebSocket /ws"
+            return BundleObservation(content=_error("no_episode", message), done=False, reward=0.0)
+        final = self._final
+        if final is not None:
+            message = f"the episode is over (status {final.status}); its verdict stands until the trainer resets"
+            return final.model_copy(
+                update={"content": _error("episode_over", message), "signals": {}, "components": {}, "reward": None}
+            )
+        obs, reward, terminated, truncated, info = self.env.step(env_action)
+        self._steps += 1
+        done = bool(terminated or truncated)
+        components = {k: float(v) for k, v in (info.get("components") or {}).items()}
+        out = BundleObservation(
+            content=obs,
+            signals=agent_info(info),
+            components=components,
+            done=done,
+            reward=float(reward),
+            assigned_task_id=self._task_id,
+            task_id=self._task_id,
+        )
+        if done:
+            out = self._verdict(out, float(reward), info)
+            self._final = out
+        return out
 
-    def _caller(self, name: str) -> Callable[..., Any]:
+    def _verdict(self, obs: BundleObservation, reward: float, info: dict[str, Any]) -> BundleObservation:
+        """The final observation with its status; a verdict on a task other than the one assigned is ``error``."""
+        found = info.get("verification")
+        verification: dict[str, Any] = found if isinstance(found, dict) else {}
+        status = status_of(reward, info)
+        scored = str(verification.get("task_id") or self._task_id)
+        assigned = str(verification.get("assigned_task_id") or self._task_id)
+        reason = _reason(status, verification)
+        if scored != assigned or assigned != self._task_id:
+            status, reward = "error", 0.0
+            reason = f"the verdict scored task {scored!r}, but the episode was assigned {self._task_id!r}"
+        return obs.model_copy(
+            update={"status": status, "reason": reason, "task_id": scored, "reward": reward, "metadata": {}}
+        )
+
+    # -- MCP tools (WebSocket and HTTP) --------------------------------------------------------
+
+    def _call_action(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """A tool call as an environment action; ``{"arguments": {...}}`` is unwrapped (see module doc)."""
+        spec = self._specs.get(name)
+        params = (spec or {}).get("parameters", {}).get("properties", {})
+        if set(arguments) == {"arguments"} and isinstance(arguments["arguments"], dict) and "arguments" not in params:
+            arguments = arguments["arguments"]
+        if name == ANSWER_TOOL:
+            return {"answer": decode_answer(arguments.get("answer"))}
+        return {"tool": name, "arguments": arguments}
+
+    @staticmethod
+    def _mcp_result(obs: BundleObservation) -> dict[str, Any]:
+        """What an MCP tool call returns: the observation, and the verdict once the episode has ended."""
+        result = {**obs.content, "done": obs.done}
+        if obs.status is not None:
+            result.update(
+                reward=obs.reward,
+                status=obs.status,
+                reason=obs.reason,
+                task_id=obs.task_id,
+                assigned_task_id=obs.assigned_task_id,
+            )
+        return result
+
+    def _http_caller(self, name: str) -> Callable[..., Any]:
         def call(**arguments: Any) -> dict[str, Any]:
-            if name == ANSWER_TOOL:
-                action = BundleAction(answer=decode_answer(arguments.get("answer")))
-            else:
-                action = BundleAction(tool=name, arguments=arguments)
-            obs = self.step(action)
-            result = {**obs.content, "done": obs.done}
-            if obs.done:
-                result.update(reward=obs.reward, status=obs.metadata.get("status"))
-            return result
+            return self._mcp_result(self.play(self._call_action(name, arguments)))
 
         call.__name__ = name
         return call
@@ -247,22 +327,42 @@ class _QuietDisconnect:
 
 
 def environment_factory(
-    bundle_path: str | Path, trajectories: str | Path | TrajectoryWriter | None = None
+    bundle_path: str | Path,
+    trajectories: str | Path | TrajectoryWriter | None = None,
+    trainer_token: str | None = None,
 ) -> Callable[[], BundleEnvironment]:
     """A factory OpenEnv calls once per session: the bundle is loaded and checked once, then forked."""
     template = open_env(bundle_path)
     writer = TrajectoryWriter(trajectories) if isinstance(trajectories, (str, Path)) else trajectories
-    seeds = random.Random(0)
 
     def make() -> BundleEnvironment:
         env: Any = copy.copy(template)
         if writer is not None:
             env = RecordTrajectory(env, writer)
-        return BundleEnvironment(env, seeds)
+        return BundleEnvironment(env, trainer_token)
 
     make.__name__ = f"synthenv_{template.bundle.name}"
     make.template = template  # type: ignore[attr-defined]
     return make
+
+
+def _stateless_routes_refuse(app: Any) -> None:
+    """Swap OpenEnv's per-request ``POST /reset`` and ``/step`` for a 409 naming the WebSocket clients.
+
+    The paths stay (OpenEnv's runtime validator reads ``/reset``, ``/step`` and ``/state``
+    together as its simulation mode); only their answer changes.
+    """
+    from fastapi.responses import JSONResponse
+
+    app.router.routes[:] = [
+        r for r in app.router.routes if not (getattr(r, "path", None) in ("/reset", "/step") and "POST" in r.methods)
+    ]
+
+    async def refuse() -> JSONResponse:
+        return JSONResponse({"code": "use_websocket", "detail": USE_WEBSOCKET}, status_code=409)
+
+    for path in ("/reset", "/step"):
+        app.add_api_route(path, refuse, methods=["POST"], tags=["Environment Control"], summary=USE_WEBSOCKET)
 
 
 def create_openenv_app(
@@ -270,19 +370,25 @@ def create_openenv_app(
     max_sessions: int = 256,
     session_ttl: float | None = 900.0,
     trajectories: str | Path | TrajectoryWriter | None = None,
+    trainer_token: str | None = None,
 ) -> Any:
     """OpenEnv's FastAPI app serving ``bundle_path``: at most ``max_sessions`` live sessions,
-    each closed after ``session_ttl`` idle seconds."""
+    each closed after ``session_ttl`` idle seconds; ``reset`` needs ``trainer_token`` when given."""
     if max_sessions < 1:
         raise ValueError(f"max_sessions must be at least 1, got {max_sessions}")
+    if trainer_token is not None:
+        from pipeline.server.trainer import check_token
+
+        trainer_token = check_token(trainer_token)
     writer = TrajectoryWriter(trajectories) if isinstance(trajectories, (str, Path)) else trajectories
-    factory = environment_factory(bundle_path, writer)
+    factory = environment_factory(bundle_path, writer, trainer_token)
     app = create_fastapi_app(
         factory,
         BundleAction,
         BundleObservation,
         concurrency_config=ConcurrencyConfig(max_concurrent_envs=max_sessions, session_timeout=session_ttl),
     )
+    _stateless_routes_refuse(app)
     app.state.bundle = factory.template.bundle  # type: ignore[attr-defined]
     app.add_middleware(_QuietDisconnect)
     if writer is not None and writer is not trajectories:
