@@ -1,4 +1,4 @@
-"""The HTTP contract of ``synthenv serve``: sessions, tool routes, errors, capacity, reaping."""
+"""The HTTP contract of ``synthenv serve``: trainer-opened sessions, tool routes, errors, capacity, reaping."""
 
 from __future__ import annotations
 
@@ -27,15 +27,23 @@ def _client(app: Any) -> httpx.AsyncClient:
     return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1:8000")
 
 
+TOKEN = "trainer-secret-0123456789"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+
+
 @pytest.fixture(scope="module")
 def app(store_bundle: Path) -> Any:
-    return create_app(store_bundle, max_sessions=16, session_ttl=600)
+    return create_app(store_bundle, max_sessions=16, session_ttl=600, trainer_token=TOKEN)
 
 
 async def _session(c: httpx.AsyncClient, **body: Any) -> str:
-    r = await c.post("/sessions", json=body)
+    r = await c.post("/trainer/sessions", json=body, headers=AUTH)
     assert r.status_code == 201, r.text
     return str(r.json()["session_id"])
+
+
+async def _close(c: httpx.AsyncClient, sid: str) -> httpx.Response:
+    return await c.delete(f"/trainer/sessions/{sid}", headers=AUTH)
 
 
 async def test_health_names_the_bundle_and_counts_sessions(app: Any, store_bundle: Path) -> None:
@@ -44,7 +52,7 @@ async def test_health_names_the_bundle_and_counts_sessions(app: Any, store_bundl
         before = (await c.get("/health")).json()
         sid = await _session(c)
         after = (await c.get("/health")).json()
-        await c.delete(f"/sessions/{sid}")
+        await _close(c, sid)
     assert before["status"] == "ok" and before["bundle"] == bundle.ref and before["digest"] == bundle.digest
     assert before["digest"].startswith("sha256:")
     assert after["sessions"] == before["sessions"] + 1
@@ -54,7 +62,7 @@ async def test_session_lifecycle(app: Any) -> None:
     manager = app.state.manager
     task = manager.template.tasks[0]
     async with _client(app) as c:
-        r = await c.post("/sessions", json={"task_id": task.id, "seed": 3})
+        r = await c.post("/trainer/sessions", json={"task_id": task.id, "seed": 3}, headers=AUTH)
         assert r.status_code == 201
         body = r.json()
         sid = body["session_id"]
@@ -65,12 +73,12 @@ async def test_session_lifecycle(app: Any) -> None:
         r = await c.post(f"/sessions/{sid}/step", json={"action": {"answer": "no idea"}})
         assert r.json()["terminated"] is True and r.json()["info"]["verification"]["status"] == "failed"
         r = await c.post("/tools/get_order", json={"id": 1}, headers={"X-Session-Id": sid})
-        assert r.status_code == 409 and r.json()["code"] == "invalid_state"
-        r = await c.post(f"/sessions/{sid}/reset", json={"seed": 1})
+        assert r.status_code == 409 and r.json()["code"] == "episode_over"
+        r = await c.post(f"/trainer/sessions/{sid}/reset", json={"seed": 1}, headers=AUTH)
         assert r.status_code == 200 and set(r.json()) == {"observation", "info"}
         assert (await c.post("/tools/get_order", json={"id": 1}, headers={"X-Session-Id": sid})).status_code == 200
-        assert (await c.delete(f"/sessions/{sid}")).status_code == 204
-        second = await c.delete(f"/sessions/{sid}")
+        assert (await _close(c, sid)).status_code == 204
+        second = await _close(c, sid)
         assert second.status_code == 404 and second.json()["message"]
 
 
@@ -122,7 +130,7 @@ async def test_bad_requests_are_4xx_with_a_message(
         sid = await _session(c)
         h = {"X-Session-Id": sid, "Content-Type": "application/json", **headers}
         r = await c.post("/tools/get_order", content=content, headers=h)
-        await c.delete(f"/sessions/{sid}")
+        await _close(c, sid)
     assert r.status_code == status, r.text
     assert r.json()["code"] and r.json()["message"]
 
@@ -130,31 +138,31 @@ async def test_bad_requests_are_4xx_with_a_message(
 @pytest.mark.parametrize(
     "path, body",
     [
-        ("/sessions", {"seed": "x"}),
-        ("/sessions", {"seed": -1}),
-        ("/sessions", {"task_id": 5}),
-        ("/sessions", {"colour": "red"}),
-        ("/sessions", [1]),
+        ("/trainer/sessions", {"seed": "x"}),
+        ("/trainer/sessions", {"seed": -1}),
+        ("/trainer/sessions", {"task_id": 5}),
+        ("/trainer/sessions", {"colour": "red"}),
+        ("/trainer/sessions", [1]),
         ("/sessions/{sid}/step", {}),
         ("/sessions/{sid}/step", {"action": "get_order"}),
-        ("/sessions/{sid}/reset", {"seed": 1.5}),
+        ("/trainer/sessions/{sid}/reset", {"seed": 1.5}),
     ],
 )
 async def test_session_routes_refuse_malformed_bodies(app: Any, path: str, body: Any) -> None:
     async with _client(app) as c:
         sid = await _session(c)
-        r = await c.post(path.format(sid=sid), json=body)
-        await c.delete(f"/sessions/{sid}")
+        r = await c.post(path.format(sid=sid), json=body, headers=AUTH)
+        await _close(c, sid)
     assert r.status_code == 400 and r.json()["code"] == "invalid_argument", r.text
 
 
 async def test_unknown_task_and_session_are_404(app: Any) -> None:
     async with _client(app) as c:
-        r = await c.post("/sessions", json={"task_id": "no-such-task"})
+        r = await c.post("/trainer/sessions", json={"task_id": "no-such-task"}, headers=AUTH)
         assert r.status_code == 404 and "no-such-task" in r.json()["message"]
-        for path in ("/sessions/nope/reset", "/sessions/nope/step"):
-            r = await c.post(path, json={"action": {"answer": 1}} if path.endswith("step") else {})
-            assert r.status_code == 404 and "POST /sessions" in r.json()["message"]
+        for path in ("/trainer/sessions/nope/reset", "/sessions/nope/step"):
+            r = await c.post(path, json={"action": {"answer": 1}} if path.endswith("step") else {}, headers=AUTH)
+            assert r.status_code == 404 and "POST /trainer/sessions" in r.json()["message"]
 
 
 async def test_sql_fragments_are_data(app: Any) -> None:
@@ -178,11 +186,11 @@ async def test_sessions_are_isolated(app: Any) -> None:
 
 
 async def test_over_capacity_is_503_with_a_message(store_bundle: Path) -> None:
-    app = create_app(store_bundle, max_sessions=2, session_ttl=600)
+    app = create_app(store_bundle, max_sessions=2, session_ttl=600, trainer_token=TOKEN)
     async with _client(app) as c:
         await _session(c)
         await _session(c)
-        r = await c.post("/sessions")
+        r = await c.post("/trainer/sessions", headers=AUTH)
     assert r.status_code == 503 and r.headers["retry-after"] and "maximum of 2 sessions" in r.json()["message"]
 
 
@@ -218,7 +226,11 @@ async def test_served_openapi_has_every_bundle_route_unchanged(app: Any, store_b
         assert ours["requestBody"] == item["post"]["requestBody"]
         assert ours["responses"]["200"] == item["post"]["responses"]["200"]
         assert any(p["name"] == "X-Session-Id" and p["in"] == "header" for p in ours["parameters"])
-    assert {"/health", "/sessions", "/sessions/{session_id}", "/sessions/{session_id}/step"} <= set(served["paths"])
+    assert {"/health", "/sessions/{session_id}/step"} <= set(served["paths"])
+    # The agent's map holds no way to start, reset, pick or close an episode.
+    assert not [
+        p for p in served["paths"] if not p.startswith("/tools/") and not p.endswith("/step") and p != "/health"
+    ]
 
 
 def test_serve_command_is_registered() -> None:
@@ -232,21 +244,15 @@ def test_serve_command_is_registered() -> None:
         assert option in result.output
 
 
-TOKEN = "trainer-secret-0123456789"
-
-
 async def test_no_agent_facing_route_returns_an_expected_value(app: Any) -> None:
     """Session and tool routes never reveal the gold: no verify route, no knobs, only pass/fail at the end."""
     task = next(t for t in app.state.manager.template.tasks if t.family == "conditional")
     async with _client(app) as c:
-        r = await c.post("/sessions", json={"task_id": task.id})
-        sid = r.json()["session_id"]
-        assert "knobs" not in r.json()["info"]  # the conditional's branch, an infeasible task's blocker
-        assert "knobs" not in (await c.post(f"/sessions/{sid}/reset", json={"task_id": task.id})).json()["info"]
+        sid = await _session(c, task_id=task.id)
         r = await c.post(f"/sessions/{sid}/verify", json={"answer": None})
         assert r.status_code == 404
         r = await c.post(f"/trainer/sessions/{sid}/verify", json={})
-        assert r.status_code == 404  # no trainer token configured: the route does not exist
+        assert r.status_code == 401  # the session id alone opens nothing
         r = await c.post(f"/sessions/{sid}/step", json={"action": {"answer": "done"}})
         shown = r.text
         assert r.json()["info"]["verification"]["status"] == "failed"
@@ -277,6 +283,7 @@ async def test_trainer_route_needs_the_token_and_returns_the_full_verdict(store_
             await c.post(f"/sessions/{sid}/step", json={"action": call.model_dump()})
         r = await c.post(url, json={"answer": task.answer}, headers=auth)
         assert r.json()["status"] == "passed" and r.json()["reward"] == 1.0
+        assert r.json()["task_id"] == r.json()["assigned_task_id"] == task.id
         r = await c.post(url, json={"answer": {"a": 1}}, headers=auth)
         assert r.status_code == 400 and r.json()["code"] == "invalid_argument"
         r = await c.post("/trainer/sessions/nope/verify", json={}, headers=auth)
@@ -299,3 +306,76 @@ def test_an_idle_session_expires_exactly_at_its_ttl_and_is_closed(store_bundle: 
         manager.get(sid)  # expired even before the reaper ran
     assert manager.reap() == 1 and len(manager) == 0
     assert env._session is None  # the reaped session was closed, its connection released
+
+
+async def test_no_agent_facing_route_starts_resets_or_closes_an_episode(app: Any) -> None:
+    tasks = app.state.manager.template.tasks
+    async with _client(app) as c:
+        sid = await _session(c, task_id=tasks[0].id)
+        attempts = [
+            await c.post("/sessions", json={"task_id": tasks[1].id}),
+            await c.post(f"/sessions/{sid}/reset", json={"task_id": tasks[1].id}),
+            await c.delete(f"/sessions/{sid}"),
+        ]
+        for r in attempts:
+            assert r.status_code in (404, 405) and "POST /trainer/sessions" in r.json()["message"], r.text
+        assert app.state.manager.get(sid).assigned_task_id == tasks[0].id
+        trainer_routes = [
+            ("POST", "/trainer/sessions"),
+            ("POST", f"/trainer/sessions/{sid}/reset"),
+            ("DELETE", f"/trainer/sessions/{sid}"),
+            ("POST", f"/trainer/sessions/{sid}/verify"),
+            ("GET", f"/trainer/sessions/{sid}/verdict"),
+        ]
+        for method, path in trainer_routes:
+            for headers in ({}, {"X-Session-Id": sid}, {"Authorization": f"Bearer {sid}"}):
+                r = await c.request(method, path, headers=headers, json={} if method == "POST" else None)
+                assert r.status_code == 401, (method, path, headers)
+        assert app.state.manager.is_open(sid) and app.state.manager.get(sid).assigned_task_id == tasks[0].id
+        await _close(c, sid)
+
+
+async def test_create_app_without_a_token_generates_one(store_bundle: Path) -> None:
+    made = create_app(store_bundle, max_sessions=2, session_ttl=600)
+    token = made.state.trainer_token
+    assert isinstance(token, str) and len(token) >= 32
+    async with _client(made) as c:
+        assert (await c.post("/trainer/sessions", json={})).status_code == 401
+        r = await c.post("/trainer/sessions", json={}, headers={"Authorization": f"Bearer {token}"})
+        assert r.status_code == 201
+        assert token not in (await c.get("/health")).text
+    assert create_app(store_bundle, max_sessions=2).state.trainer_token != token
+
+
+async def test_the_first_verdict_stands_and_names_its_task(app: Any) -> None:
+    task = next(t for t in app.state.manager.template.tasks if t.verifier.changes and t.verifier.answer is None)
+    async with _client(app) as c:
+        sid = await _session(c, task_id=task.id)
+        h = {"X-Session-Id": sid}
+        assert (await c.get(f"/trainer/sessions/{sid}/verdict", headers=AUTH)).json()["verdict"] is None
+        for call in task.solution:
+            assert (await c.post(f"/tools/{call.tool}", json=call.arguments, headers=h)).status_code == 200
+        r = await c.post(f"/sessions/{sid}/step", json={"action": {"answer": task.answer}})
+        shown = r.json()["info"]["verification"]
+        assert shown["status"] == "passed" and shown["task_id"] == shown["assigned_task_id"] == task.id
+        state = (await c.post(f"/trainer/sessions/{sid}/verify", json={"answer": task.answer}, headers=AUTH)).json()
+        first = (await c.get(f"/trainer/sessions/{sid}/verdict", headers=AUTH)).json()
+        assert first["episode_done"] and first["verdict"]["status"] == "passed"
+        assert first["verdict"]["task_id"] == first["assigned_task_id"] == task.id
+        later = [
+            await c.post(f"/sessions/{sid}/step", json={"action": {"answer": "something else"}}),
+            await c.post(
+                f"/sessions/{sid}/step", json={"action": {"tool": "create_category", "arguments": {"name": "X"}}}
+            ),
+            await c.post(f"/sessions/{sid}/step", json={"action": {"junk": 1}}),
+        ]
+        for r in later:
+            body = r.json()
+            assert r.status_code == 200 and body["observation"]["error"]["code"] == "episode_over"
+            assert body["reward"] == 0.0 and "verification" not in body["info"]
+        r = await c.post("/tools/create_category", json={"name": "After The End"}, headers=h)
+        assert r.status_code == 409 and r.json()["code"] == "episode_over"
+        again = (await c.post(f"/trainer/sessions/{sid}/verify", json={"answer": task.answer}, headers=AUTH)).json()
+        assert again == state  # nothing was written after the answer
+        assert (await c.get(f"/trainer/sessions/{sid}/verdict", headers=AUTH)).json() == first
+        await _close(c, sid)
