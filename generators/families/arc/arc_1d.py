@@ -1,0 +1,206 @@
+"""ARC-style on one row: induce a hidden rule (shift, mirror, slide to a wall, recolour, fill
+between two marks, stretch to an edge) from example rows and apply it to a test row.
+
+This is the one-dimensional corner of ARC: few cells, but the same induction. Each item
+draws one rule and its parameter; every rule of the whole set (all shifts up to four,
+both walls and edges, every recolouring, the mirror, the fill and the identity) is tried
+on the examples, and the item is redrawn unless all that fit agree on the test row.
+Harder levels use longer rows, longer blocks, larger shifts and a second block that
+every rule must carry along.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import ClassVar
+
+from generators.base import Family, Knobs, Problem
+from generators.families._grids import ARC_INTRO, examples_question, identifiable, render, score_grid
+
+NAME = "arc_1d"
+
+Row = tuple[int, ...]
+RULES = ("shift", "mirror", "slide", "recolour", "fill", "stretch")
+
+
+def shifted(row: Row, k: int) -> Row | None:
+    """Everything moved ``k`` cells right (left if negative); None if a cell would leave."""
+    if k > 0:
+        return None if any(row[-k:]) else (0,) * k + row[:-k]
+    return None if any(row[:-k]) else row[-k:] + (0,) * -k
+
+
+def slid(row: Row, right: bool) -> Row:
+    cells = tuple(cell for cell in row if cell)
+    pad = (0,) * (len(row) - len(cells))
+    return pad + cells if right else cells + pad
+
+
+def recoloured(row: Row, colour: int) -> Row:
+    return tuple(colour if cell else 0 for cell in row)
+
+
+def filled(row: Row) -> Row | None:
+    """The gap between the first and last coloured cell filled, when both share a colour."""
+    marks = [i for i, cell in enumerate(row) if cell]
+    if not marks or row[marks[0]] != row[marks[-1]]:
+        return None
+    return row[: marks[0]] + (row[marks[0]],) * (marks[-1] - marks[0] + 1) + row[marks[-1] + 1 :]
+
+
+def stretched(row: Row, right: bool) -> Row | None:
+    """The run from the first (last) coloured cell extended to the right (left) edge."""
+    marks = [i for i, cell in enumerate(row) if cell]
+    if not marks:
+        return None
+    if right:
+        return row[: marks[0]] + (row[marks[0]],) * (len(row) - marks[0])
+    return (row[marks[-1]],) * (marks[-1] + 1) + row[marks[-1] + 1 :]
+
+
+def candidates(max_shift: int) -> list[Callable[[Row], Row | None]]:
+    """Every rule of the set with every parameter: the rivals an item must rule out."""
+    out: list[Callable[[Row], Row | None]] = [lambda row: row, lambda row: row[::-1], filled]
+    out += [lambda row, k=k: shifted(row, k) for k in range(-max_shift, max_shift + 1) if k]
+    out += [lambda row, r=r: slid(row, r) for r in (True, False)]
+    out += [lambda row, r=r: stretched(row, r) for r in (True, False)]
+    out += [lambda row, c=c: recoloured(row, c) for c in range(1, 10)]
+    return out
+
+
+@dataclass(frozen=True)
+class Config(Knobs):
+    min_length: int = 8
+    max_length: int = 10
+    max_block: int = 3
+    max_shift: int = 1
+    blocks: int = 1
+    """Coloured blocks in a row (rules that need one block still draw one)."""
+    examples: int = 3
+
+    RANGES: ClassVar = {
+        "min_length": (6, 40),
+        "max_length": (6, 40),
+        "max_block": (1, 10),
+        "max_shift": (1, 4),
+        "blocks": (1, 3),
+        "examples": (2, 5),
+    }
+
+    def check(self) -> None:
+        if self.min_length > self.max_length:
+            raise ValueError("arc_1d: min_length must be <= max_length")
+        if self.blocks * (self.max_block + 1) + 2 * self.max_shift > self.min_length:
+            raise ValueError("arc_1d: rows are too short for the blocks and shifts")
+
+
+LEVELS = (
+    {"min_length": 8, "max_length": 10, "max_block": 3, "max_shift": 1, "blocks": 1},
+    {"min_length": 10, "max_length": 14, "max_block": 4, "max_shift": 2, "blocks": 1},
+    {"min_length": 12, "max_length": 18, "max_block": 5, "max_shift": 3, "blocks": 1},
+    {"min_length": 18, "max_length": 22, "max_block": 5, "max_shift": 3, "blocks": 2},
+    {"min_length": 22, "max_length": 26, "max_block": 6, "max_shift": 4, "blocks": 2},
+    {"min_length": 24, "max_length": 32, "max_block": 7, "max_shift": 4, "blocks": 2},
+)
+
+_ATTEMPTS = 60
+
+
+def _row(rng: random.Random, length: int, blocks: int, max_block: int, margin: int, colour: int | None) -> Row:
+    """``blocks`` runs of one colour each, at least one cell apart, ``margin`` cells from the ends."""
+    cells = [0] * length
+    sizes = [rng.randint(1, max_block) for _ in range(blocks)]
+    free = length - 2 * margin - sum(sizes) - (blocks - 1)
+    gaps = sorted(rng.randint(0, free) for _ in range(blocks))
+    position = margin
+    previous = 0
+    for size, gap in zip(sizes, gaps, strict=True):
+        position += gap - previous
+        previous = gap
+        paint = colour if colour is not None else rng.randint(1, 9)
+        cells[position : position + size] = [paint] * size
+        position += size + 1
+    return tuple(cells)
+
+
+def _pair_row(rng: random.Random, length: int, max_block: int) -> Row:
+    """Two marks of one colour with a gap between them (the fill rule's input)."""
+    span = rng.randint(3, min(length, 2 * max_block + 3))
+    start = rng.randint(0, length - span)
+    cells = [0] * length
+    cells[start] = cells[start + span - 1] = rng.randint(1, 9)
+    return tuple(cells)
+
+
+def _draw(rng: random.Random, config: Config, rule: str, parameter: int) -> Row:
+    length = rng.randint(config.min_length, config.max_length)
+    if rule == "fill":
+        return _pair_row(rng, length, config.max_block)
+    blocks = 1 if rule == "stretch" else rng.randint(1, config.blocks)
+    margin = abs(parameter) if rule == "shift" else 0
+    colour = None if rule in ("mirror", "slide", "shift") else rng.randint(1, 9)
+    return _row(rng, length, blocks, config.max_block, margin, colour)
+
+
+def _apply(rule: str, parameter: int, row: Row) -> Row | None:
+    if rule == "shift":
+        return shifted(row, parameter)
+    if rule == "mirror":
+        return row[::-1]
+    if rule == "slide":
+        return slid(row, parameter > 0)
+    if rule == "recolour":
+        return recoloured(row, parameter)
+    if rule == "fill":
+        return filled(row)
+    return stretched(row, parameter > 0)
+
+
+def _on_grid(rule: Callable[[Row], Row | None]) -> Callable[[tuple[Row, ...]], tuple[Row, ...] | None]:
+    """A row rule as a rule on one-row grids (the form the shared check takes)."""
+
+    def apply(grid: tuple[Row, ...]) -> tuple[Row, ...] | None:
+        out = rule(grid[0])
+        return None if out is None else (out,)
+
+    return apply
+
+
+def generate(config: Config, rng: random.Random) -> Problem:
+    rivals = candidates(config.max_shift)
+    for _ in range(_ATTEMPTS):
+        rule = rng.choice(RULES)
+        parameter = rng.choice((-1, 1))
+        if rule == "shift":
+            parameter *= rng.randint(1, config.max_shift)
+        elif rule == "recolour":
+            parameter = rng.randint(1, 9)
+        rows = [_draw(rng, config, rule, parameter) for _ in range(config.examples + 1)]
+        outputs = [_apply(rule, parameter, row) for row in rows]
+        if any(out is None or out == row for out, row in zip(outputs, rows, strict=True)):
+            continue
+        pairs = [((row,), (out,)) for row, out in zip(rows[:-1], outputs[:-1], strict=True)]
+        test, answer = rows[-1], outputs[-1]
+        if identifiable([_on_grid(rival) for rival in rivals], pairs, (test,), (answer,)):
+            extra = {"rule": rule, "parameter": parameter}
+            return Problem(examples_question(ARC_INTRO, pairs, (test,)), render((answer,)), extra)
+    raise ValueError("arc_1d: no identifiable example set drawn")
+
+
+def score(answer_text: str, item: dict) -> float:
+    """The exact output row; digits may be spaced, comma separated or run together."""
+    return score_grid(answer_text, item)
+
+
+FAMILY = Family(
+    name=NAME,
+    description="ARC-style on one row: shift, mirror, slide, recolour, fill or stretch induced from examples.",
+    config=Config,
+    levels=LEVELS,
+    generate=generate,
+    answer_kind="exact",
+    score=score,
+    counterpart="reasoning_gym:arc_1d",
+)
