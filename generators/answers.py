@@ -35,7 +35,28 @@ _ANSWER_LINE = re.compile(
     r"^[\s>*_#-]*(?:the\s+)?(?:final\s+answer|answer)[\s*_]*(?:is\s*[:=]?|[:=])[\s*_]*(?P<value>.+)$",
     re.IGNORECASE,
 )
-_FINAL_ANSWER_IS = re.compile(r"final\s+answer\s+is\s*[:=]?\s*(?P<value>.+)$", re.IGNORECASE)
+_FOLDS = {"i": "\u0130\u0131", "k": "\u212a", "s": "\u017f"}
+"""The non-ASCII letters ``re.IGNORECASE`` equates with ASCII ones."""
+
+
+def _ci(word: str) -> str:
+    """``word`` as character classes that match it case-insensitively, as ``re.IGNORECASE``
+    would, without the flag: under it every ``\\s`` and class test folds case first,
+    which made a megabyte of spaces cost 50 ms."""
+    return "".join(f"[{char}{char.upper()}{_FOLDS.get(char, '')}]" for char in word)
+
+
+_LINE_PREFIX = re.compile(r"[\s>*_#-]*")
+_ANSWER_LINE_REST = re.compile(
+    rf"(?:{_ci('the')}\s++)?(?:{_ci('final')}\s++{_ci('answer')}|{_ci('answer')})[\s*_]*+"
+    rf"(?:{_ci('is')}\s*[:=]?|[:=])[\s*_]*(?P<value>.+)$"
+)
+"""``_ANSWER_LINE`` after its leading ``[\\s>*_#-]*`` run: started where that run ends, it
+matches exactly when ``_ANSWER_LINE`` does (the rest begins with a letter the run cannot
+take). The possessive ``++``/``*+`` runs are followed by a character they cannot take, so
+they change no match, but a failing line costs one pass instead of backtracking over a
+megabyte of spaces."""
+_FINAL_ANSWER_IS = re.compile(rf"{_ci('final')}\s++{_ci('answer')}\s++{_ci('is')}\s*[:=]?\s*(?P<value>.+)$")
 _WRAPPERS = ("**", "__", "`", '"', "'", "$", "“", "”", "‘", "’", "*")
 _MAX_EXPONENT = 400
 _MAX_DIGITS = 4000
@@ -47,15 +68,52 @@ _LATEX_FRAC_RE = re.compile(r"(?P<sign>[+-]?)\\[dt]?frac\{\s*(?P<num>[+-]?\d+)\s
 _ASSIGNMENT_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*\s*=\s*(?P<value>[^=]+)$")
 
 
-def _last_tag_content(text: str) -> str | None:
-    lower = text.lower()
-    close = lower.rfind(_ANSWER_CLOSE)
+MAX_ANSWER_CHARS = 16_384
+"""Longest extracted answer that is compared at all. Gold answers stay under 1,000
+characters; a longer extraction cannot match and is returned as ``""`` (scores 0.0), so
+no comparison or family scorer ever works on megabytes."""
+MAX_ANSWER_LINES = 512
+"""Lines mentioning "answer" (and places saying "final") tested, from the end, before the
+search gives up (``""``): each costs a regex match, and a response of 100,000 "answer"
+lines must not cost seconds."""
+
+_UNICODE_BREAKS = ("\x85", "\u2028", "\u2029")
+_SEARCH_TABLE = bytes.maketrans(
+    b"ABCDEFGHIJKLMNOPQRSTUVWXYZ\r\x0b\x0c\x1c\x1d\x1e", b"abcdefghijklmnopqrstuvwxyz\n\n\n\n\n\n"
+)
+
+
+def _search_copy(text: str) -> bytes:
+    """One byte per character of ``text``: ASCII letters lowercased, every line break
+    ``str.splitlines`` knows made ``\\n``, any other non-ASCII character ``?``.
+
+    Positions carry over to ``text``, and ``bytes.find``/``rfind`` scan at memory speed,
+    which is what keeps extraction on a 1 MiB response to milliseconds. (Only ASCII
+    letters fold: "anſwer" with a long s is not "answer" here.)
+    """
+    if text.isascii():
+        return text.encode("ascii").translate(_SEARCH_TABLE)
+    for char in _UNICODE_BREAKS:
+        if char in text:
+            text = text.replace(char, "\n")
+    return text.encode("ascii", "replace").translate(_SEARCH_TABLE)
+
+
+class _GaveUp(Exception):
+    """More than :data:`MAX_ANSWER_LINES` candidate lines: no answer is extracted."""
+
+
+def _last_tag_content(text: str, search: bytes) -> str | None:
+    close = search.rfind(b"</answer>")
     if close == -1:
         return None
-    open_ = lower.rfind(_ANSWER_OPEN, 0, close)
+    open_ = search.rfind(b"<answer>", 0, close)
     if open_ == -1:
         return None
     return text[open_ + len(_ANSWER_OPEN) : close]
+
+
+_BRACES = re.compile(r"[{}]")
 
 
 def _last_boxed_content(text: str) -> str | None:
@@ -64,41 +122,105 @@ def _last_boxed_content(text: str) -> str | None:
         return None
     begin = text.index("{", start) + 1
     depth = 1
-    for position in range(begin, len(text)):
-        char = text[position]
-        if char == "{":
-            depth += 1
-        elif char == "}":
-            depth -= 1
-            if depth == 0:
-                return text[begin:position]
-    return None
+    # Braces are found by the regex engine, so only braces cost a Python step; content
+    # longer than MAX_ANSWER_CHARS could not match anyway and is returned as "".
+    bound = begin + MAX_ANSWER_CHARS + 1
+    for match in _BRACES.finditer(text, begin, bound):
+        depth += 1 if match.group() == "{" else -1
+        if depth == 0:
+            return text[begin : match.start()]
+    return "" if text.find("}", bound) != -1 else None
 
 
-def _answer_line(lines: list[str]) -> str | None:
-    for line in reversed(lines):
-        match = _ANSWER_LINE.match(line) or _FINAL_ANSWER_IS.search(line)
+def _answer_line(text: str, search: bytes) -> str | None:
+    """The value of the last "Answer: X" / "final answer is X" line.
+
+    Such a line contains "answer", so only lines holding it (found from the end by
+    ``rfind``) are matched, each once, exactly as a ``splitlines`` line would be; within a
+    line, "final answer is" is tried only where "final" occurs. At most
+    :data:`MAX_ANSWER_LINES` such attempts are made.
+    """
+    end = len(search)
+    budget = MAX_ANSWER_LINES
+    while True:
+        hit = search.rfind(b"answer", 0, end)
+        if hit == -1:
+            return None
+        line_start = search.rfind(b"\n", 0, hit) + 1
+        line_end = search.find(b"\n", hit)
+        line_end = line_end if line_end != -1 else len(text)
+        line = text[line_start:line_end]
+        match = _ANSWER_LINE_REST.match(line, _LINE_PREFIX.match(line).end())
+        final = search.find(b"final", line_start, line_end) if match is None else -1
+        while final != -1:
+            budget -= 1
+            if budget <= 0:
+                raise _GaveUp
+            match = _FINAL_ANSWER_IS.match(line, final - line_start)
+            final = search.find(b"final", final + 1, line_end) if match is None else -1
         if match:
             return match.group("value")
-    return None
+        budget -= 1
+        if budget <= 0:
+            raise _GaveUp
+        end = line_start
+
+
+def _last_line(text: str, search: bytes) -> str | None:
+    """The last line that is not blank (``None`` when there is none)."""
+    length = len(text.rstrip())
+    if not length:
+        return None
+    return text[search.rfind(b"\n", 0, length) + 1 : length]
 
 
 def _strip_wrappers(value: str) -> str:
-    value = value.strip()
+    """Strip whitespace, one trailing period and wrapper pairs, repeatedly, by index.
+
+    Working on indices (no slicing until the end) keeps this linear however many wrappers
+    an answer stacks up.
+    """
+    start, end = 0, len(value)
+
+    def trim() -> None:
+        nonlocal start, end
+        while start < end and value[start].isspace():
+            start += 1
+        while end > start and value[end - 1].isspace():
+            end -= 1
+
+    trim()
     changed = True
-    while changed and value:
+    while changed and start < end:
         changed = False
-        if value.endswith(".") and not value.endswith(".."):
-            value = value[:-1].rstrip()
+        if value.endswith(".", start, end) and not value.endswith("..", start, end):
+            end -= 1
+            while end > start and value[end - 1].isspace():
+                end -= 1
             changed = True
         for wrapper in _WRAPPERS:
-            if len(value) >= 2 * len(wrapper) and value.startswith(wrapper) and value.endswith(wrapper):
-                value = value[len(wrapper) : -len(wrapper)].strip()
+            width = len(wrapper)
+            if (
+                end - start >= 2 * width
+                and value.startswith(wrapper, start, end)
+                and value.endswith(wrapper, start, end)
+            ):
+                start, end = start + width, end - width
+                trim()
                 changed = True
-        if value.startswith("\\text{") and value.endswith("}"):
-            value = value[len("\\text{") : -1].strip()
+        if value.startswith("\\text{", start, end) and value.endswith("}", start, end):
+            start, end = start + len("\\text{"), end - 1
+            trim()
             changed = True
-    return value
+    return value[start:end]
+
+
+def _bounded(value: str) -> str:
+    """``value`` stripped of wrappers, or ``""`` when it is too long to be an answer."""
+    if len(value) > 2 * MAX_ANSWER_CHARS:
+        return ""
+    value = _strip_wrappers(value)
+    return value if len(value) <= MAX_ANSWER_CHARS else ""
 
 
 def extract_answer(text: Any) -> str:
@@ -107,23 +229,29 @@ def extract_answer(text: Any) -> str:
     Order: the last ``<answer>...</answer>``, the last ``\\boxed{...}``, the last
     "Answer: X" / "the final answer is X" line, else the last non-empty line. The result is
     stripped of whitespace, a trailing period and surrounding quotes, backticks, ``$`` and
-    bold markers. Anything that is not a string yields ``""``.
+    bold markers. Anything that is not a string, and any answer longer than
+    :data:`MAX_ANSWER_CHARS`, yields ``""``. Every step is a scan by the string or regex
+    engine (no per-character Python loop over the whole text), so a 1 MiB response is
+    handled in milliseconds.
     """
     if not isinstance(text, str):
         return ""
-    tagged = _last_tag_content(text)
+    search = _search_copy(text)
+    tagged = _last_tag_content(text, search)
     if tagged is not None:
-        return _strip_wrappers(tagged)
+        return _bounded(tagged)
     boxed = _last_boxed_content(text)
     if boxed is not None:
-        return _strip_wrappers(boxed)
-    lines = [line for line in text.splitlines() if line.strip()]
-    if not lines:
+        return _bounded(boxed)
+    try:
+        line = _answer_line(text, search)
+    except _GaveUp:
         return ""
-    line = _answer_line(lines)
-    if line is not None:
-        return _strip_wrappers(line)
-    return _strip_wrappers(lines[-1])
+    if line is None:
+        line = _last_line(text, search)
+    if line is None:
+        return ""
+    return _bounded(line)
 
 
 def parse_number(text: str) -> Fraction | None:

@@ -5,7 +5,10 @@ A family module under ``generators/families/<category>/`` defines, in this order
 ``NAME``          the registry name (module name, snake_case)
 ``Config``        a frozen dataclass subclassing :class:`Knobs`; every knob has a default
                   and a range declared in ``RANGES``; ``validate()`` raises ``ValueError``
-``LEVELS``        a tuple of dicts, level 0 (easiest) .. 5 (hardest): knob overrides
+``LEVELS``        a tuple of dicts, level 0 (easiest) .. 5 (hardest): knob overrides; a
+                  continuous ``difficulty`` in [0, 5] interpolates between neighbouring
+                  levels (``generators.difficulty``), so no level may be easier than the
+                  one before
 ``generate``      ``generate(config, rng) -> Problem``: pure, uses only ``rng``
 ``score``         optional ``score(answer_text, item) -> float``; default compares the
                   extracted answer with ``item["answer"]`` according to ``ANSWER_KIND``
@@ -102,6 +105,15 @@ class Family:
         if not 0 <= level < len(self.levels):
             raise ValueError(f"{self.name}: level must be in 0..{len(self.levels) - 1}, got {level!r}")
         return self.config(**dict(self.levels[level]))
+
+    def config_for_difficulty(self, difficulty: float) -> Knobs:
+        """Knobs for a continuous ``difficulty`` in ``[0, len(levels) - 1]`` (see ``generators.difficulty``).
+
+        An integer difficulty gives exactly :meth:`config_for_level`'s knobs.
+        """
+        from generators.difficulty import interpolate_knobs
+
+        return self.config(**interpolate_knobs(self, difficulty))
 
 
 def canonical_json(value: Any) -> str:

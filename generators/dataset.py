@@ -20,6 +20,7 @@ from typing import Any, Literal, overload
 
 from generators.answers import safe_score, score_answer
 from generators.base import GENERATOR_VERSION, Family, Knobs, SeedStream, canonical_json, derive_seed
+from generators.difficulty import check_difficulty, interpolate_knobs
 from generators.registry import get_family
 
 __all__ = [
@@ -51,14 +52,23 @@ def _check_int(name: str, value: Any, low: int = 0) -> int:
     return value
 
 
-def resolve_config(family: Family, level: int | None, config: Knobs | Mapping[str, Any] | None) -> Knobs:
-    """Knobs for a request: a level's overrides, then explicit ``config`` overrides on top.
+def resolve_config(
+    family: Family,
+    level: int | None,
+    config: Knobs | Mapping[str, Any] | None,
+    difficulty: float | None = None,
+) -> Knobs:
+    """Knobs for a request: a level's (or a difficulty's) overrides, then explicit ``config``
+    overrides on top.
 
     ``config`` may be a ready ``Knobs`` of the family (used as is) or a mapping of knob
-    names; unknown names and bad values raise ``ValueError``.
+    names; unknown names and bad values raise ``ValueError``. ``level`` and ``difficulty``
+    exclude each other.
     """
     if level is not None:
         _check_int("level", level)
+        if difficulty is not None:
+            raise ValueError("give a level or a difficulty, not both")
     if isinstance(config, Knobs):
         if not isinstance(config, family.config):
             raise ValueError(
@@ -70,6 +80,8 @@ def resolve_config(family: Family, level: int | None, config: Knobs | Mapping[st
         if not 0 <= level < len(family.levels):
             raise ValueError(f"{family.name}: level must be in 0..{len(family.levels) - 1}, got {level!r}")
         base = dict(family.levels[level])
+    elif difficulty is not None:
+        base = interpolate_knobs(family, difficulty)
     if config is not None:
         if not isinstance(config, Mapping):
             raise ValueError(
@@ -115,6 +127,8 @@ class Dataset(Sequence[dict[str, Any]]):
     attempts: int
     """Indices drawn, duplicates included."""
     requested: int
+    difficulty: float | None = None
+    """The continuous difficulty the knobs came from (``None`` when a level or config did)."""
 
     @property
     def uniqueness_ratio(self) -> float:
@@ -149,6 +163,7 @@ class Dataset(Sequence[dict[str, Any]]):
         return {
             "family": self.family,
             "level": self.level,
+            "difficulty": self.difficulty,
             "size": len(self.items),
             "requested": self.requested,
             "attempts": self.attempts,
@@ -194,8 +209,14 @@ def _seeded(seed: int) -> random.Random:
     return rng
 
 
-def make_item(family: Family, config: Knobs, level: int | None, seed: int, index: int) -> dict[str, Any]:
-    """Item ``index`` of the stream ``(family, config, seed)``; pure and reproducible."""
+def make_item(
+    family: Family, config: Knobs, level: int | None, seed: int, index: int, difficulty: float | None = None
+) -> dict[str, Any]:
+    """Item ``index`` of the stream ``(family, config, seed)``; pure and reproducible.
+
+    ``difficulty`` (when the knobs came from one) goes into the metadata; the item itself
+    depends on the knobs only, so difficulty 2.0 and level 2 give the same question.
+    """
     knobs, stream = _stream(family, config)
     try:
         item_seed = stream.seed(seed, index) if stream is not None else derive_seed(family.name, knobs, seed, index)
@@ -210,6 +231,8 @@ def make_item(family: Family, config: Knobs, level: int | None, seed: int, index
         "index": index,
         "generator_version": GENERATOR_VERSION,
     }
+    if difficulty is not None:
+        metadata["difficulty"] = difficulty
     for key, value in problem.extra.items():
         metadata.setdefault(key, value)
     return {"question": problem.question, "answer": problem.answer, "metadata": metadata}
@@ -224,8 +247,13 @@ def create_dataset(
     *,
     on_shortfall: Literal["raise", "truncate"] = "raise",
     max_attempts: int | None = None,
+    difficulty: float | None = None,
 ) -> Dataset:
-    """``size`` distinct items of ``family`` at ``level`` (default 0) from ``seed``.
+    """``size`` distinct items of ``family`` at ``level`` (default 0) or at a continuous
+    ``difficulty`` in ``[0, 5]`` (``generators.difficulty``) from ``seed``.
+
+    An integral difficulty is that level (same knobs and items; the metadata records
+    ``difficulty`` and ``level``); any other sets ``level`` to ``None`` in the metadata.
 
     Raises :class:`InsufficientUniqueItems` (a ``ValueError``) when fewer than ``size``
     distinct questions turn up within ``max_attempts`` draws (default 20 per item), unless
@@ -236,15 +264,22 @@ def create_dataset(
     _check_int("size", size)
     if on_shortfall not in ("raise", "truncate"):
         raise ValueError(f"on_shortfall must be 'raise' or 'truncate', got {on_shortfall!r}")
-    if level is None and config is None:
-        level = 0
-    cfg = resolve_config(fam, level, config)
+    if difficulty is not None:
+        if level is not None:
+            raise ValueError("give a level or a difficulty, not both")
+        difficulty = check_difficulty(fam, difficulty)
+        level = int(difficulty) if difficulty.is_integer() else None
+        cfg = resolve_config(fam, None, config, difficulty)
+    else:
+        if level is None and config is None:
+            level = 0
+        cfg = resolve_config(fam, level, config)
     budget = ATTEMPTS_PER_ITEM * size if max_attempts is None else _check_int("max_attempts", max_attempts)
     seen: set[bytes] = set()
     items: list[dict[str, Any]] = []
     index = 0
     while len(items) < size and index < budget:
-        item = make_item(fam, cfg, level, seed, index)
+        item = make_item(fam, cfg, level, seed, index, difficulty)
         index += 1
         key = hashlib.sha256(canonical_question(item["question"]).encode()).digest()
         if key in seen:
@@ -256,7 +291,7 @@ def create_dataset(
             f"{fam.name} (level={level}, knobs={canonical_json(cfg.as_dict())}): only {len(items)} distinct "
             f"items of {size} requested after {index} draws; lower size or use harder knobs"
         )
-    return Dataset(fam.name, level, seed, cfg, tuple(items), index, size)
+    return Dataset(fam.name, level, seed, cfg, tuple(items), index, size, difficulty)
 
 
 def _unit_interval(*parts: Any) -> float:
@@ -301,10 +336,12 @@ def create_composite(
     configs: Mapping[str, Knobs | Mapping[str, Any]] | None = None,
     *,
     on_shortfall: Literal["raise", "truncate"] = "raise",
+    difficulty: float | Mapping[str, float] | None = None,
 ) -> CompositeDataset:
     """Mix families by weight: position ``j`` picks a family from a SHA-256 of (specs, seed, j).
 
-    ``level`` is one level for all families or a per-family mapping. The choice depends
+    ``level`` is one level for all families or a per-family mapping; so is ``difficulty``
+    (they exclude each other; a family missing from a difficulty mapping gets level 0). The choice depends
     only on the sorted specs, the seed and the position, never on ``PYTHONHASHSEED``.
     """
     if not isinstance(specs, Mapping) or not specs:
@@ -324,6 +361,15 @@ def create_composite(
     unknown = sorted(set(levels) - set(names))
     if unknown:
         raise ValueError(f"levels given for families not in specs: {', '.join(unknown)}")
+    if difficulty is not None and level is not None:
+        raise ValueError("give a level or a difficulty, not both")
+    difficulties = dict(difficulty) if isinstance(difficulty, Mapping) else dict.fromkeys(names, difficulty)
+    unknown = sorted(set(difficulties) - set(names))
+    if unknown:
+        raise ValueError(f"difficulties given for families not in specs: {', '.join(unknown)}")
+    for name, value in difficulties.items():
+        if value is not None:
+            check_difficulty(get_family(name), value)
     configs = dict(configs or {})
     spec_key = [[name, float(specs[name])] for name in names]
     order: list[tuple[str, int]] = []
@@ -347,6 +393,7 @@ def create_composite(
             size=counts[name],
             config=configs.get(name),
             on_shortfall=on_shortfall,
+            difficulty=difficulties.get(name),
         )
         for name in names
         if counts[name] > 0

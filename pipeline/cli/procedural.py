@@ -41,6 +41,9 @@ def families(as_json: bool = typer.Option(False, "--json", help="machine-readabl
 def procedural(
     family: str = typer.Option(..., "--family", help="family name, or several separated by commas"),
     level: int | None = typer.Option(None, help="difficulty level for every family (default 0)"),
+    difficulty: float | None = typer.Option(
+        None, help="continuous difficulty in [0, 5] for every family, between levels (instead of --level)"
+    ),
     weights: str | None = typer.Option(None, help="comma-separated weights, one per family"),
     n: int = typer.Option(..., "--n", help="number of items"),
     seed: int = typer.Option(0, min=0),
@@ -58,8 +61,17 @@ def procedural(
 
     names = [f.strip() for f in family.split(",") if f.strip()]
     try:
+        if level is not None and difficulty is not None:
+            raise ValueError("give --level or --difficulty, not both")
         bundle = build_procedural_bundle(
-            names, out, n=n, seed=seed, level=level, weights=parse_weights(names, weights), version=version
+            names,
+            out,
+            n=n,
+            seed=seed,
+            level=level,
+            weights=parse_weights(names, weights),
+            version=version,
+            difficulty=difficulty,
         )
         exported = None
         if fmt is not None:

@@ -57,8 +57,17 @@ def _level_knob(level: Level) -> int | dict[str, int] | None:
     return dict(sorted(level.items())) if isinstance(level, Mapping) else level
 
 
+Difficulty = float | Mapping[str, float] | None
+"""A continuous difficulty in [0, 5] for every family or per family (``generators.difficulty``)."""
+
+
 def build_items(
-    families: Sequence[str], weights: dict[str, float], level: Level, n: int, seed: int
+    families: Sequence[str],
+    weights: dict[str, float],
+    level: Level,
+    n: int,
+    seed: int,
+    difficulty: Difficulty = None,
 ) -> list[dict[str, Any]]:
     import generators
 
@@ -66,7 +75,7 @@ def build_items(
         raise ValueError(f"n must be at least 1, got {n}")
     if len(set(families)) != len(families):
         raise ValueError("a family is named twice")
-    composite = generators.create_composite(weights, level=level, seed=seed, size=n)
+    composite = generators.create_composite(weights, level=level, seed=seed, size=n, difficulty=difficulty)
     items = []
     for (family, k), item in zip(composite.order, composite):
         items.append(
@@ -81,7 +90,7 @@ def build_items(
 
 
 def _report(manifest: dict[str, Any], items: list[dict[str, Any]]) -> str:
-    per = Counter((i["metadata"]["family"], i["metadata"]["level"]) for i in items)
+    per = Counter((i["metadata"]["family"], i["metadata"].get("difficulty", i["metadata"]["level"])) for i in items)
     rows = [(family, level, count) for (family, level), count in sorted(per.items())]
     return render("procedural.html.j2", m=manifest, items=len(items), rows=rows) + "\n"
 
@@ -95,15 +104,20 @@ def build_procedural_bundle(
     weights: dict[str, float] | None = None,
     version: str = "1.0.0",
     parent: str | None = None,
+    difficulty: Difficulty = None,
 ) -> Bundle:
-    """Build ``out/<name>/<version>/``; ``parent`` (``name@X.Y.Z``) records which bundle this one follows."""
+    """Build ``out/<name>/<version>/``; ``parent`` (``name@X.Y.Z``) records which bundle this one follows.
+
+    ``difficulty`` (instead of ``level``) is recorded in the manifest's knobs and lineage
+    only when given, so bundles built by level keep their digests.
+    """
     import generators
 
     if parent is not None:
         check_parent(parent)
     weights = weights or dict.fromkeys(families, 1.0)
     level = _level_knob(level)
-    items = build_items(families, weights, level, n, seed)
+    items = build_items(families, weights, level, n, seed, difficulty)
     per_family = Counter(i["metadata"]["family"] for i in items)
     manifest = {
         "name": bundle_name(families, seed),
@@ -118,6 +132,10 @@ def build_procedural_bundle(
         "counts": {"tasks": len(items), "per_family": dict(sorted(per_family.items())), "dropped": {}},
         "lineage": {"families": list(families), "seed": seed, "level": level, "parent": parent},
     }
+    if difficulty is not None:
+        recorded = dict(sorted(difficulty.items())) if isinstance(difficulty, Mapping) else difficulty
+        manifest["knobs"]["difficulty"] = recorded
+        manifest["lineage"]["difficulty"] = recorded
 
     def write(directory: Path) -> None:
         with (directory / "tasks.jsonl").open("w", encoding="utf-8") as fh:

@@ -130,7 +130,7 @@ def _instance(item: Mapping[str, Any]) -> Mapping[str, Any]:
     return item
 
 
-_PAIR = re.compile(r"([A-Za-z]+)\s*(?:=|:|->)\s*(-?\d+)")
+_PAIR = re.compile(r"(?<![A-Za-z])([A-Za-z]++)\s*+(?:=|:|->)\s*+(-?\d+)")
 
 
 def score(answer_text: str, item: Mapping[str, Any]) -> float:
