@@ -20,6 +20,7 @@ from pipeline.integrations.episode import ANSWER_TOOL
 from pipeline.integrations.openenv import create_openenv_app
 from pipeline.package.procedural import build_procedural_bundle
 from pipeline.runtime.environment import Environment
+from pipeline.surface import surface_of
 
 pytestmark = pytest.mark.anyio
 TOKEN = "trainer-token-for-tests-0123456789"
@@ -130,6 +131,26 @@ async def test_mcp_tool_client_default_mode(server: str, env: Environment) -> No
         final = await client.call_tool(ANSWER_TOOL, answer=wire_answer(task.answer))
         assert final["done"] is True and final["reward"] == 1.0 and final["status"] == "passed"
         assert final["task_id"] == final["assigned_task_id"] == task.id
+
+
+async def test_same_text_as_every_adapter(server: str, env: Environment) -> None:
+    """What the model reads over OpenEnv is pipeline.surface's: system text, tool list, observation text."""
+    surface = surface_of(env)
+    task = next(t for t in env.tasks if t.solution)
+    async with MCPToolClient(base_url=server) as mcp:
+        await mcp.reset(task_id=task.id, trainer_token=TOKEN)
+        listed = [(t.name, t.description, t.input_schema) for t in await mcp.list_tools()]
+        assert listed == [(t["name"], t["description"], t["parameters"]) for t in surface.tools]
+        call = task.solution[0]
+        out = await mcp.call_tool(call.tool, arguments=surface.surface_arguments(call.tool, call.arguments))
+        content = {k: out[k] for k in ("type", "tool", "result")}
+        assert out["text"] == surface.observe(content, call.model_dump()) != ""
+    async with GenericEnvClient(base_url=server) as client:
+        result = await client.reset(task_id=task.id, trainer_token=TOKEN)
+        assert result.observation["system"] == surface.system
+        assert result.observation["text"] == surface.observe(result.observation["content"])
+        result = await client.step(call.model_dump())
+        assert result.observation["text"] == surface.observe(result.observation["content"], call.model_dump())
 
 
 async def test_http_routes_point_to_the_websocket(server: str, env: Environment) -> None:

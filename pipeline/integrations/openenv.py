@@ -63,18 +63,10 @@ from openenv.core.env_server.mcp_types import (
 )
 from openenv.core.env_server.types import Action, ConcurrencyConfig, EnvironmentMetadata, Observation
 
-from pipeline.integrations.episode import (
-    ANSWER_TOOL,
-    agent_info,
-    answer_tool_spec,
-    decode_answer,
-    is_procedural,
-    open_env,
-    status_of,
-    tool_specs,
-)
+from pipeline.integrations.episode import agent_info, is_procedural, open_env, status_of
 from pipeline.integrations.openenv_models import BundleAction, BundleObservation, BundleState
 from pipeline.integrations.trajectory import RecordTrajectory, TrajectoryWriter
+from pipeline.surface import EPISODE_OVER_TEXT, answer_tool, surface_of
 
 __all__ = [
     "BundleAction",
@@ -140,7 +132,9 @@ class BundleEnvironment(OpenEnvEnvironment):
         self._steps = 0
         self._task_id: str | None = None
         self._final: BundleObservation | None = None
-        specs = [answer_tool_spec()] if is_procedural(env) else [*tool_specs(env), answer_tool_spec()]
+        self.surface = surface_of(env)
+        # A procedural bundle is single-turn (its surface lists no tools); over MCP it still needs the answer tool.
+        specs = self.surface.tools or [answer_tool()]
         self._specs = {s["name"]: s for s in specs}
         self.mcp_server = _Tools(
             [_Tool(s["name"], s["description"], s["parameters"], self._http_caller(s["name"])) for s in specs]
@@ -172,6 +166,8 @@ class BundleEnvironment(OpenEnvEnvironment):
             reward=0.0,
             task_id=self._task_id,
             assigned_task_id=self._task_id,
+            text=self.surface.observe(obs),
+            system=self.surface.system,
             metadata={"bundle": info.get("bundle"), "digest": info.get("digest")},
         )
 
@@ -234,13 +230,13 @@ class BundleEnvironment(OpenEnvEnvironment):
         """One environment action, under the episode rules: none before reset, none after the end."""
         if self._task_id is None:
             message = "no episode is running: the trainer starts one with reset() over the WebSocket /ws"
-            return BundleObservation(content=_error("no_episode", message), done=False, reward=0.0)
+            content = _error("no_episode", message)
+            return BundleObservation(content=content, text=self.surface.observe(content), done=False, reward=0.0)
         final = self._final
         if final is not None:
-            message = f"the episode is over (status {final.status}); its verdict stands until the trainer resets"
-            return final.model_copy(
-                update={"content": _error("episode_over", message), "signals": {}, "components": {}, "reward": None}
-            )
+            content = _error("episode_over", EPISODE_OVER_TEXT)
+            update = {"content": content, "text": EPISODE_OVER_TEXT, "signals": {}, "components": {}, "reward": None}
+            return final.model_copy(update=update)
         obs, reward, terminated, truncated, info = self.env.step(env_action)
         self._steps += 1
         done = bool(terminated or truncated)
@@ -253,6 +249,7 @@ class BundleEnvironment(OpenEnvEnvironment):
             reward=float(reward),
             assigned_task_id=self._task_id,
             task_id=self._task_id,
+            text=self.surface.observe(obs, env_action),
         )
         if done:
             out = self._verdict(out, float(reward), info)
@@ -282,14 +279,12 @@ class BundleEnvironment(OpenEnvEnvironment):
         params = (spec or {}).get("parameters", {}).get("properties", {})
         if set(arguments) == {"arguments"} and isinstance(arguments["arguments"], dict) and "arguments" not in params:
             arguments = arguments["arguments"]
-        if name == ANSWER_TOOL:
-            return {"answer": decode_answer(arguments.get("answer"))}
-        return {"tool": name, "arguments": arguments}
+        return self.surface.action(name, arguments)
 
     @staticmethod
     def _mcp_result(obs: BundleObservation) -> dict[str, Any]:
         """What an MCP tool call returns: the observation, and the verdict once the episode has ended."""
-        result = {**obs.content, "done": obs.done}
+        result = {**obs.content, "text": obs.text, "done": obs.done}
         if obs.status is not None:
             result.update(
                 reward=obs.reward,

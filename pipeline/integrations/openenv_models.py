@@ -67,6 +67,8 @@ class BundleObservation(Observation):
     """
 
     content: dict[str, Any] = Field(default_factory=dict, description="the observation (instruction, result, error)")
+    text: str = Field(default="", description="the observation as the model reads it (pipeline.surface)")
+    system: str | None = Field(default=None, description="at reset: the system text for the model (pipeline.surface)")
     signals: dict[str, Any] = Field(default_factory=dict, description="call_valid, call_succeeded, step")
     components: dict[str, float] = Field(default_factory=dict, description="the step's reward components")
     status: Literal["passed", "failed", "error"] | None = Field(
