@@ -1,5 +1,7 @@
 """MCP over streamable HTTP with the official client (ClientSession + streamable_http_client)
-against a real ``synthenv serve`` process on a loopback port: one episode per MCP session."""
+against a real ``synthenv serve`` process on a loopback port: the agent plays the episode the
+trainer opened (``X-Session-Id``); the trainer's own MCP loop (its token) gets one episode per
+MCP session and the reset and verify tools."""
 
 from __future__ import annotations
 
@@ -19,10 +21,12 @@ import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
+from pipeline.server.client import TrainerClient
 from pipeline.server.mcp import ANSWER, CONTROL_META, INSTRUCTION_URI, RESET, SESSION_META, VERIFY
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 TOKEN = "a-trainer-token-of-enough-length"
+TRAINER = {"Authorization": f"Bearer {TOKEN}"}
 
 
 @pytest.fixture
@@ -96,18 +100,21 @@ async def wait_for_sessions(base: str, expected: int, seconds: float = 10) -> in
 
 
 async def test_a_write_is_visible_to_the_next_call(served: str) -> None:
-    async with mcp_session(served) as mcp:
-        before = await mcp.call_tool("get_product", {"id": 1})
-        stock = (before.structured_content["stock"] + 7) % 200
-        await mcp.call_tool("update_product", {"id": 1, "stock": stock})
-        after = await mcp.call_tool("get_product", {"id": 1})
+    with TrainerClient(served, TOKEN) as trainer:
+        sid = trainer.open(seed=0)
+        async with mcp_session(served, **{"X-Session-Id": sid}) as mcp:
+            before = await mcp.call_tool("get_product", {"id": 1})
+            stock = (before.structured_content["stock"] + 7) % 200
+            await mcp.call_tool("update_product", {"id": 1, "stock": stock})
+            after = await mcp.call_tool("get_product", {"id": 1})
+        trainer.close(sid)
     assert after.structured_content["stock"] == stock
-    assert after.meta[SESSION_META] == before.meta[SESSION_META]
+    assert after.meta[SESSION_META] == before.meta[SESSION_META] == sid
 
 
 async def test_100_calls_use_one_session_and_closing_releases_it(served: str) -> None:
     assert await wait_for_sessions(served, 0) == 0
-    async with mcp_session(served) as mcp:
+    async with mcp_session(served, **TRAINER) as mcp:
         seen = {(await mcp.call_tool("get_order", {"id": 1 + i % 20})).meta[SESSION_META] for i in range(100)}
         assert len(seen) == 1 and open_sessions(served) == 1
     assert await wait_for_sessions(served, 0) == 0
@@ -118,7 +125,7 @@ async def test_20_connections_use_20_sessions(served: str) -> None:
     seen: list[str] = []
     async with contextlib.AsyncExitStack() as stack:
         for _ in range(20):
-            mcp = await stack.enter_async_context(mcp_session(served))
+            mcp = await stack.enter_async_context(mcp_session(served, **TRAINER))
             for _ in range(3):
                 seen.append((await mcp.call_tool("get_product", {"id": 2})).meta[SESSION_META])
         held = open_sessions(served)
@@ -128,43 +135,70 @@ async def test_20_connections_use_20_sessions(served: str) -> None:
 
 async def test_an_idle_mcp_session_is_released(store_bundle: Path) -> None:
     with serve(store_bundle, ttl=1) as base:
-        async with mcp_session(base, terminate=False) as mcp:
+        async with mcp_session(base, terminate=False, **TRAINER) as mcp:
             await mcp.call_tool("get_product", {"id": 3})
             assert open_sessions(base) == 1
             assert await wait_for_sessions(base, 0) == 0  # no DELETE: the idle timeout ends it
 
 
-async def test_an_agent_runs_an_episode_over_mcp_alone(served: str) -> None:
-    async with mcp_session(served) as mcp:
-        tools = {t.name: t for t in (await mcp.list_tools()).tools}
-        assert RESET in tools and ANSWER in tools and VERIFY not in tools
-        assert tools[RESET].meta == {CONTROL_META: True} and tools["get_order"].meta is None
-        started = await mcp.call_tool(RESET, {"seed": 3})
-        instruction = started.structured_content["observation"]["instruction"]
-        assert "knobs" not in started.structured_content["info"]
-        read = await mcp.read_resource(INSTRUCTION_URI)
-        prompt = await mcp.get_prompt("instruction")
-        assert read.contents[0].text == instruction == prompt.messages[0].content.text
-        refused = await mcp.call_tool(VERIFY, {})
-        answered = await mcp.call_tool(ANSWER, {"answer": "no idea"})
-    assert refused.is_error and json.loads(refused.content[0].text)["code"] == "not_found"
+async def test_an_agent_runs_the_trainers_episode_over_mcp(served: str) -> None:
+    tasks = {}
+    with TrainerClient(served, TOKEN) as trainer:
+        opened = trainer.start(seed=3)
+        sid, assigned = opened.session_id, opened.info["task_id"]
+        async with mcp_session(served, **{"X-Session-Id": sid}) as mcp:
+            tools = {t.name: t for t in (await mcp.list_tools()).tools}
+            assert ANSWER in tools and RESET not in tools and VERIFY not in tools
+            assert tools[ANSWER].meta == {CONTROL_META: True} and tools["get_order"].meta is None
+            read = await mcp.read_resource(INSTRUCTION_URI)
+            prompt = await mcp.get_prompt("instruction")
+            assert read.contents[0].text == opened.observation["instruction"] == prompt.messages[0].content.text
+            refused = [await mcp.call_tool(RESET, {"seed": 4}), await mcp.call_tool(VERIFY, {})]
+            answered = await mcp.call_tool(ANSWER, {"answer": "no idea"})
+            after = [
+                await mcp.call_tool(ANSWER, {"answer": "another idea"}),
+                await mcp.call_tool("create_category", {"name": "After The End"}),
+            ]
+        tasks["verdict"] = trainer.verdict(sid)
+        trainer.close(sid)
+    for r in refused:
+        assert r.is_error and json.loads(r.content[0].text)["code"] == "not_found"
     assert answered.structured_content["reward"] == 0.0 and answered.structured_content["terminated"]
-    checks = json.dumps(answered.structured_content["info"]["verification"])
-    assert "expected" not in checks
+    shown = answered.structured_content["info"]["verification"]
+    assert "expected" not in json.dumps(shown) and shown["task_id"] == shown["assigned_task_id"] == assigned
+    for r in after:
+        assert r.is_error and json.loads(r.content[0].text)["code"] == "episode_over"
+    verdict = tasks["verdict"]
+    assert verdict is not None and verdict["status"] == "failed" and verdict["task_id"] == assigned
 
 
-async def test_the_trainer_token_adds_verify(served: str) -> None:
-    async with mcp_session(served, Authorization=f"Bearer {TOKEN}") as mcp:
-        assert VERIFY in {t.name for t in (await mcp.list_tools()).tools}
+async def test_an_agent_connection_naming_no_session_opens_none(served: str) -> None:
+    assert await wait_for_sessions(served, 0) == 0
+    async with mcp_session(served) as mcp:
+        called = await mcp.call_tool("get_product", {"id": 1})
+        answered = await mcp.call_tool(ANSWER, {"answer": 1})
+        held = open_sessions(served)
+    assert held == 0
+    for r in (called, answered):
+        error = json.loads(r.content[0].text)
+        assert r.is_error and error["code"] == "no_episode" and "POST /trainer/sessions" in error["message"]
+
+
+async def test_the_trainer_token_adds_reset_and_verify(served: str) -> None:
+    async with mcp_session(served, **TRAINER) as mcp:
+        assert {RESET, VERIFY} <= {t.name for t in (await mcp.list_tools()).tools}
+        started = await mcp.call_tool(RESET, {"seed": 3})
         verdict = await mcp.call_tool(VERIFY, {"answer": None})
+    assert not started.is_error and started.structured_content["observation"]["instruction"]
     assert not verdict.is_error and verdict.structured_content["episode_done"] is False
+    assert verdict.structured_content["task_id"] == started.structured_content["info"]["task_id"]
 
 
 def test_a_step_body_of_the_wrong_shape_names_the_right_one(served: str) -> None:
-    with httpx.Client(base_url=served) as http:
-        sid = http.post("/sessions", json={"seed": 0}).json()["session_id"]
+    with httpx.Client(base_url=served) as http, TrainerClient(served, TOKEN) as trainer:
+        sid = trainer.open(seed=0)
         wrong = http.post(f"/sessions/{sid}/step", json={"tool": "get_order", "arguments": {"id": 1}})
         right = http.post(f"/sessions/{sid}/step", json={"action": {"tool": "get_order", "arguments": {"id": 1}}})
-        http.delete(f"/sessions/{sid}")
+        trainer.close(sid)
     assert wrong.status_code == 400 and '{"action": {"tool": NAME, "arguments": {...}}}' in wrong.json()["message"]
     assert right.status_code == 200 and right.json()["observation"]["type"] == "tool_result"
