@@ -45,7 +45,7 @@ def _client(app: Any, base: str = BASE) -> httpx.AsyncClient:
 async def _session(c: httpx.AsyncClient, app: Any) -> tuple[str, Any]:
     manager = app.state.manager
     task = next(t for t in manager.template.tasks if t.verifier.answer and t.verifier.answer.kind == "number")
-    r = await c.post("/sessions", json={"task_id": task.id, "seed": 0})
+    r = await c.post("/trainer/sessions", json={"task_id": task.id, "seed": 0}, headers=AUTH)
     assert r.status_code == 201, r.text
     return r.json()["session_id"], task
 
@@ -55,6 +55,13 @@ def _nested_text(depth: int) -> bytes:
 
 
 TRAINER_TOKEN = "attack-suite-trainer-token"
+AUTH = {"Authorization": f"Bearer {TRAINER_TOKEN}"}
+
+
+def _auth(app: Any) -> dict[str, str]:
+    return {"Authorization": f"Bearer {app.state.trainer_token}"}
+
+
 HOSTILE_VALUES = {
     "1e999": b"1e999",
     "-1e999": b"-1e999",
@@ -119,7 +126,7 @@ async def test_a_hostile_tool_argument_is_4xx_and_the_row_stays_readable(app: An
 async def test_foreign_hosts_and_origins_are_refused(app: Any, headers: dict[str, str]) -> None:
     async with _client(app) as c:
         before = len(app.state.manager)
-        r = await c.post("/sessions", json={}, headers=headers)
+        r = await c.post("/trainer/sessions", json={}, headers={**headers, **AUTH})
         assert r.status_code in (400, 403, 421), r.text
         assert len(app.state.manager) == before
         r = await c.get("/health", headers=headers)
@@ -147,12 +154,14 @@ async def test_only_json_bodies_are_accepted(app: Any, content_type: str | None)
     async with _client(app) as c:
         before = len(app.state.manager)
         headers = {"content-type": content_type} if content_type else {}
-        r = await c.post("/sessions", content=b'{"seed": 1}', headers=headers)
+        r = await c.post("/trainer/sessions", content=b'{"seed": 1}', headers={**headers, **AUTH})
         assert r.status_code == 415, r.text
         assert r.json()["code"] == "unsupported_media_type"
         assert len(app.state.manager) == before
         ok = await c.post(
-            "/sessions", content=b'{"seed": 1}', headers={"content-type": "application/json; charset=utf-8"}
+            "/trainer/sessions",
+            content=b'{"seed": 1}',
+            headers={"content-type": "application/json; charset=utf-8", **AUTH},
         )
         assert ok.status_code == 201
 
@@ -162,12 +171,12 @@ async def test_server_drawn_seeds_do_not_repeat_across_restarts(store_bundle: Pa
     for _ in range(2):
         app = create_app(store_bundle)
         async with _client(app) as c:
-            r = await c.post("/sessions", json={})
+            r = await c.post("/trainer/sessions", json={}, headers=_auth(app))
             seeds.append(r.json()["info"]["seed"])
     assert seeds[0] != seeds[1]
     app = create_app(store_bundle)
     async with _client(app) as c:
-        assert (await c.post("/sessions", json={"seed": 5})).json()["info"]["seed"] == 5
+        assert (await c.post("/trainer/sessions", json={"seed": 5}, headers=_auth(app))).json()["info"]["seed"] == 5
 
 
 async def test_the_docs_page_escapes_the_title(bundle_copy: Path) -> None:
@@ -183,12 +192,13 @@ async def test_mcp_refuses_hostile_arguments_without_a_server_error(app: Any) ->
 
     from pipeline.server.mcp import build_mcp_server
 
+    meta = {"synthenv/session": app.state.manager.create(seed=0)[0]}
     async with Client(build_mcp_server(app.state.manager)) as client:
         # (The in-memory client itself cannot serialise 500 levels; 60 is past the server's limit too.)
         for value in (float("inf"), "\ud800", 10**399, json.loads(_nested_text(60))):
-            bad = await client.call_tool("update_order", {"id": 1, "total": value})
+            bad = await client.call_tool("update_order", {"id": 1, "total": value}, meta=meta)
             assert bad.is_error and json.loads(bad.content[0].text)["code"] == "invalid_argument"
-        good = await client.call_tool("get_order", {"id": 1})
+        good = await client.call_tool("get_order", {"id": 1}, meta=meta)
         assert not good.is_error
 
 
@@ -197,8 +207,9 @@ def test_mcp_over_http_never_answers_5xx(store_bundle: Path) -> None:
     never a 5xx, never a success, and the row stays readable in that session."""
     from starlette.testclient import TestClient
 
-    with TestClient(create_app(store_bundle), base_url=BASE) as client:
-        sid = client.post("/sessions", json={"seed": 0}).json()["session_id"]
+    app = create_app(store_bundle)
+    with TestClient(app, base_url=BASE) as client:
+        sid = client.post("/trainer/sessions", json={"seed": 0}, headers=_auth(app)).json()["session_id"]
         # An order still open to edits (a delivered or cancelled one refuses any update).
         session = {"X-Session-Id": sid}
         pending = client.post("/tools/list_orders", json={"status": "pending", "limit": 1}, headers=session)
@@ -238,7 +249,17 @@ ANY_JSON = st.recursive(
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
     max_leaves=20,
 )
-ROUTES = ["/sessions", "reset", "step", "verify", "/tools/get_order", "/tools/update_order", "/tools/aggregate"]
+ROUTES = [
+    "/sessions",
+    "/trainer/sessions",
+    "/trainer/sessions/{sid}/reset",
+    "/sessions/{sid}/reset",
+    "/sessions/{sid}/step",
+    "/trainer/sessions/{sid}/verify",
+    "/tools/get_order",
+    "/tools/update_order",
+    "/tools/aggregate",
+]
 
 
 def _encode(value: Any, wrap: str | None) -> bytes:
@@ -251,7 +272,7 @@ def _encode(value: Any, wrap: str | None) -> bytes:
 
 @pytest.fixture(scope="module")
 def prop_app(store_bundle: Path) -> Any:
-    return create_app(store_bundle, max_sessions=8, session_ttl=600)
+    return create_app(store_bundle, max_sessions=8, session_ttl=600, trainer_token=TRAINER_TOKEN)
 
 
 def _mcp_call(sid: str, arguments: bytes) -> bytes:
@@ -285,7 +306,7 @@ def test_arbitrary_json_to_every_route_is_never_a_server_error(prop_app: Any) ->
     from starlette.testclient import TestClient
 
     with TestClient(prop_app, base_url=BASE) as client:
-        sid = client.post("/sessions", json={"seed": 0}).json()["session_id"]
+        sid = client.post("/trainer/sessions", json={"seed": 0}, headers=AUTH).json()["session_id"]
 
         @settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck), database=None)
         @given(
@@ -295,7 +316,7 @@ def test_arbitrary_json_to_every_route_is_never_a_server_error(prop_app: Any) ->
             wrap=st.sampled_from([None, "action", "answer", "total"]),
         )
         def run(route: str, body: Any, raw: bytes | None, wrap: str | None) -> None:
-            path = route if route.startswith("/") else f"/sessions/{sid}/{route}"
+            path = route.format(sid=sid)
             content = raw if raw is not None else _encode(body, wrap)
             if route == "/mcp":
                 content = _mcp_call(sid, content) if raw is None or raw in HOSTILE_VALUES.values() else content
@@ -303,14 +324,14 @@ def test_arbitrary_json_to_every_route_is_never_a_server_error(prop_app: Any) ->
                 assert r.status_code < 500, (path, content[:200], r.status_code, r.text[:300])
                 assert "Infinity" not in r.text and "NaN" not in r.text
             else:
-                r = client.post(path, content=content, headers={**JSON, "X-Session-Id": sid})
+                r = client.post(path, content=content, headers={**JSON, **AUTH, "X-Session-Id": sid})
                 assert r.status_code < 500, (path, content[:200], r.status_code, r.text[:300])
                 if r.status_code >= 400:
                     assert set(r.json()) >= {"code", "message"}
                 elif r.status_code == 201:  # a session was made: close it, so the cap is never the answer
-                    client.delete(f"/sessions/{r.json()['session_id']}")
-                elif route == "step" and r.json()["terminated"]:  # a well-formed answer ended the episode: fine
-                    client.post(f"/sessions/{sid}/reset", json={"seed": 0})
+                    client.delete(f"/trainer/sessions/{r.json()['session_id']}", headers=AUTH)
+                elif route.endswith("step") and r.json()["terminated"]:  # an answer ended the episode: fine
+                    client.post(f"/trainer/sessions/{sid}/reset", json={"seed": 0}, headers=AUTH)
             ok = client.post("/tools/get_order", json={"id": 1}, headers={"X-Session-Id": sid})
             assert ok.status_code == 200, ok.text
 
@@ -370,11 +391,12 @@ def timed_server(store_bundle: Path) -> Iterator[int]:
 
 
 def test_slow_headers_and_slow_bodies_are_timed_out(timed_server: int) -> None:
-    headers = _open_slow(timed_server, 40, b"POST /sessions HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+    headers = _open_slow(timed_server, 40, b"POST /trainer/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\n")
     bodies = _open_slow(
         timed_server,
         10,
-        b"POST /sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{",
+        b"POST /trainer/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        b"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{",
     )
     assert _closed_within(headers, 5) == 40
     assert _closed_within(bodies, 5) == 10
