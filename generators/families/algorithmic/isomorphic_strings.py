@@ -1,0 +1,122 @@
+"""Decide whether two strings are isomorphic.
+
+Two strings are isomorphic when the characters of the first can be replaced, one for
+one, to give the second: each character always maps to the same character, and no two
+characters map to the same one. Half the pairs are isomorphic by construction; the other
+half are made from an isomorphic pair by one edit that breaks exactly one of the two
+rules, so the difference is a single position. Harder levels use longer strings over
+larger alphabets.
+
+Each question asks about four to eight numbered pairs and the answer is the set of pair
+numbers that are isomorphic (``1, 3`` or ``none``); every pair is isomorphic with chance
+one half independently, so a constant answer earns at most ``2**-pairs`` and a guess no
+longer earns half the reward (see ``_choose``).
+"""
+
+from __future__ import annotations
+
+import random
+import string
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from generators.answers import extract_answer
+from generators.base import Family, Knobs, Problem
+from generators.families._choose import format_indices, parse_indices
+
+NAME = "isomorphic_strings"
+
+
+@dataclass(frozen=True)
+class Config(Knobs):
+    RANGES: ClassVar = {"pairs": (4, 12), "min_length": (2, 60), "max_length": (2, 60), "alphabet": (2, 26)}
+
+    pairs: int = 4
+    min_length: int = 4
+    max_length: int = 6
+    alphabet: int = 4
+
+    def check(self) -> None:
+        if self.min_length > self.max_length:
+            raise ValueError("Config.min_length must be <= max_length")
+
+
+LEVELS = (
+    {"pairs": 4, "min_length": 4, "max_length": 6, "alphabet": 4},
+    {"pairs": 4, "min_length": 6, "max_length": 9, "alphabet": 5},
+    {"pairs": 5, "min_length": 8, "max_length": 12, "alphabet": 6},
+    {"pairs": 5, "min_length": 12, "max_length": 16, "alphabet": 8},
+    {"pairs": 6, "min_length": 16, "max_length": 22, "alphabet": 10},
+    {"pairs": 8, "min_length": 20, "max_length": 28, "alphabet": 12},
+)
+
+
+def isomorphic(s: str, t: str) -> bool:
+    if len(s) != len(t):
+        return False
+    forward: dict[str, str] = {}
+    backward: dict[str, str] = {}
+    return all(forward.setdefault(a, b) == b and backward.setdefault(b, a) == a for a, b in zip(s, t))
+
+
+def _pair(config: Config, rng: random.Random, want: bool) -> tuple[str, str]:
+    length = rng.randint(config.min_length, config.max_length)
+    letters = string.ascii_lowercase
+    source = "".join(rng.choices(letters[: config.alphabet], k=length))
+    used = sorted(set(source))
+    mapping = dict(zip(used, rng.sample(letters, len(used))))
+    target = [mapping[ch] for ch in source]
+    if not want:
+        for _ in range(200):
+            broken = target[:]
+            position = rng.randrange(length)
+            broken[position] = rng.choice([ch for ch in letters if ch != target[position]])
+            if not isomorphic(source, "".join(broken)):
+                target = broken
+                break
+        else:  # a one-letter source: every edit keeps it isomorphic, so break the other way
+            source = source[:-1] + ("b" if source[-1] == "a" else "a")
+            target = [target[0]] * length
+    t = "".join(target)
+    if isomorphic(source, t) != want:
+        raise ValueError("isomorphic_strings: label does not match the pair")
+    return source, t
+
+
+def generate(config: Config, rng: random.Random) -> Problem:
+    labels = [rng.random() < 0.5 for _ in range(config.pairs)]
+    pairs = [_pair(config, rng, want) for want in labels]
+    listed = "\n".join(f"{i}. {s} {t}" for i, (s, t) in enumerate(pairs, 1))
+    question = (
+        "Two strings are isomorphic if the characters in the first can be replaced to get the second: every "
+        "occurrence of a character is replaced by the same character, and no two different characters are "
+        "replaced by the same character (a character may map to itself).\n"
+        f"Which of these numbered pairs of strings are isomorphic?\n{listed}\n"
+        "Give the numbers of the isomorphic pairs separated by commas (for example 1, 3), or none if no pair is."
+    )
+    answer = format_indices([i for i, want in enumerate(labels, 1) if want])
+    return Problem(question, answer, {"pairs": [list(pair) for pair in pairs]})
+
+
+def score(answer_text: str, item: Mapping[str, Any]) -> float:
+    """1.0 when the answer names exactly the isomorphic pairs (any order, or none)."""
+    try:
+        count = len((item.get("metadata") or {})["pairs"])
+        want = parse_indices(str(item["answer"]), count)
+        got = parse_indices(extract_answer(answer_text), count)
+        return 1.0 if want is not None and got == want else 0.0
+    except Exception:
+        return 0.0
+
+
+FAMILY = Family(
+    name=NAME,
+    description="Which of 4-8 string pairs are isomorphic (one-to-one character mapping)? Set of pair numbers.",
+    config=Config,
+    levels=LEVELS,
+    generate=generate,
+    answer_kind="set",
+    score=score,
+    counterpart="reasoning_gym:isomorphic_strings",
+)
