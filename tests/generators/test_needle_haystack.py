@@ -29,10 +29,10 @@ def test_exactly_one_sentence_answers() -> None:
 def test_near_misses_score_zero() -> None:
     near = 0
     for item in create_dataset("needle_haystack", level=5, seed=4, size=10):
-        facts, attitude, activity = parse(item["question"])
+        facts, _, activity = parse(item["question"])
         gold = item["answer"]
         first, last = gold.split()
-        for name, a, b in facts:
+        for name, _, b in facts:
             if name != gold and (first in name.split() or last in name.split() or b == activity):
                 near += 1
                 assert score("needle_haystack", name, item) == 0.0

@@ -18,16 +18,21 @@ from generators.base import Family, Knobs, Problem
 
 NAME = "needle_haystack"
 
-FIRST = tuple(
+
+def _split(text: str) -> tuple[str, ...]:
+    return tuple(text.split())
+
+
+FIRST = _split(
     """Ada Alan Alma Amir Anya Arlo Asha Bela Boris Cara Cyril Dara Dev Edda Eli Emre Enzo Esme Ezra Faye
     Finn Gaia Gil Hana Hugo Ida Igor Ines Ivo Jada Joel Juno Kai Kira Lars Lena Leon Lila Luca Mara Milo
     Nadia Nico Nina Noor Omar Otto Paz Pia Quinn Rafa Remy Rosa Ruth Sami Sara Teo Tove Uma Vera Wren Yara
-    Yuri Zane Zoe""".split()
+    Yuri Zane Zoe"""
 )
-LAST = tuple(
+LAST = _split(
     """Abbott Acosta Bauer Becker Brandt Castro Costa Dalton Diaz Dunn Ellis Engel Falk Fischer Garcia Greer
     Hahn Holm Ibsen Ito Jansen Kato Keller Klein Lange Lopez Marsh Meyer Moreno Nagy Novak Ortiz Park Petit
-    Quist Reyes Rossi Sato Silva Stone Tanaka Torres Ueda Vance Varga Weber Wolfe Young Zeller Ziegler""".split()
+    Quist Reyes Rossi Sato Silva Stone Tanaka Torres Ueda Vance Varga Weber Wolfe Young Zeller Ziegler"""
 )
 ATTITUDES = (
     "loves",
@@ -39,11 +44,11 @@ ATTITUDES = (
     "avoids",
     "is obsessed with",
 )
-ACTIVITIES = tuple(
+ACTIVITIES = _split(
     """archery baking ballet birdwatching bowling calligraphy camping canoeing chess climbing cooking
     cycling dancing darts diving embroidery fencing fishing gardening golf hiking juggling karate
     kayaking knitting origami painting photography poetry pottery rowing running sailing sculpting
-    singing skating skiing snowboarding surfing swimming tennis volleyball woodworking yoga""".split()
+    singing skating skiing snowboarding surfing swimming tennis volleyball woodworking yoga"""
 )
 
 
