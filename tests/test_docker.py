@@ -124,9 +124,16 @@ def _run(client: Any, image: str, command: list[str]) -> str:
     return out.decode() if isinstance(out, bytes) else str(out)
 
 
-def _http(method: str, url: str, body: Any = None, timeout: float = 10.0) -> tuple[int, Any]:
+TRAINER_TOKEN = "container-trainer-token-0123456789"
+"""Reaches the container as the SYNTHENV_TRAINER_TOKEN environment variable (docker run -e)."""
+
+
+def _http(method: str, url: str, body: Any = None, timeout: float = 10.0, token: str | None = None) -> tuple[int, Any]:
     data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"})
+    headers = {"Content-Type": "application/json"}
+    if token is not None:
+        headers["Authorization"] = f"Bearer {token}"
+    req = urllib.request.Request(url, data=data, method=method, headers=headers)
     try:
         with urllib.request.urlopen(req, timeout=timeout) as resp:
             raw = resp.read()
@@ -194,7 +201,12 @@ def test_bundle_image_serves_and_replays_a_reference_solution(
     assert built.added < bundle_bytes + 1_000_000, "the bundle image adds the bundle and nothing else"
 
     container = docker_client.containers.run(
-        tag, detach=True, ports={"8000/tcp": ("127.0.0.1", None)}, read_only=True, tmpfs={"/tmp": "size=64m"}
+        tag,
+        detach=True,
+        ports={"8000/tcp": ("127.0.0.1", None)},
+        read_only=True,
+        tmpfs={"/tmp": "size=64m"},
+        environment={"SYNTHENV_TRAINER_TOKEN": TRAINER_TOKEN},
     )
     try:
         start = time.perf_counter()
@@ -204,7 +216,9 @@ def test_bundle_image_serves_and_replays_a_reference_solution(
         _record("start_to_healthy_seconds", round(time.perf_counter() - start, 2), report_dir)
 
         task = next(t for t in bundle.read_jsonl("tasks.jsonl") if t["solution"])
-        status, created = _http("POST", f"{base}/sessions", {"task_id": task["id"]})
+        status, refused = _http("POST", f"{base}/trainer/sessions", {"task_id": task["id"]})
+        assert status == 401, refused  # episode control needs the token the container was given
+        status, created = _http("POST", f"{base}/trainer/sessions", {"task_id": task["id"]}, token=TRAINER_TOKEN)
         assert status == 201, created
         sid = created["session_id"]
         assert created["observation"]["instruction"] == task["instruction"]
@@ -214,7 +228,8 @@ def test_bundle_image_serves_and_replays_a_reference_solution(
         status, final = _http("POST", f"{base}/sessions/{sid}/step", {"action": {"answer": task["answer"]}})
         assert status == 200, final
         assert final["reward"] == 1.0 and final["terminated"] is True, final
-        status, _ = _http("DELETE", f"{base}/sessions/{sid}")
+        assert final["info"]["verification"]["task_id"] == task["id"], final
+        status, _ = _http("DELETE", f"{base}/trainer/sessions/{sid}", token=TRAINER_TOKEN)
         assert status in (200, 204)
 
         code, output = container.exec_run(["sh", "-c", "id -u; touch /bundle/x 2>&1 || echo read-only"])

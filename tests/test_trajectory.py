@@ -140,7 +140,8 @@ def test_http_server_sessions_are_logged(store_bundle: Path, tmp_path: Path) -> 
     task = open_env(store_bundle).tasks[0]
     app = create_app(store_bundle, max_sessions=4, session_ttl=60, trajectories=log)
     with serve(app) as url, httpx.Client(base_url=url) as http:
-        sid = http.post("/sessions", json={"task_id": task.id}).json()["session_id"]
+        auth = {"Authorization": f"Bearer {app.state.trainer_token}"}
+        sid = http.post("/trainer/sessions", json={"task_id": task.id}, headers=auth).json()["session_id"]
         for call in task.solution:
             assert http.post(f"/tools/{call.tool}", json=call.arguments, headers={"X-Session-Id": sid}).is_success
         done = http.post(f"/sessions/{sid}/step", json={"action": {"answer": task.answer}}).json()
