@@ -1,0 +1,199 @@
+"""Induce a hidden list function from input/output examples and apply it to a new input.
+
+Tests program induction: the hidden function is one primitive or a composition of two
+(add or multiply every element, keep evens/odds/large values, sort, reverse, take or drop a
+prefix, remove duplicates, running sums). Harder levels unlock more primitives, compose two
+of them and use longer lists, so more candidate rules fit at a glance and the examples
+have to be read together.
+
+The examples are checked to determine the answer: every rule of the level's candidate set
+(each primitive and each composition of two, with all their parameters) that reproduces all
+examples gives the same output on the query; otherwise an example is added or the item is
+redrawn. The answer is the output list, compared as an ordered list.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import ClassVar
+
+from generators.base import Family, Knobs, Problem
+
+NAME = "list_functions"
+
+Items = tuple[int, ...]
+_MAX_TRIES = 40
+
+
+def _unique(xs: Items) -> Items:
+    seen: set[int] = set()
+    out = []
+    for x in xs:
+        if x not in seen:
+            seen.add(x)
+            out.append(x)
+    return tuple(out)
+
+
+def _cumsum(xs: Items) -> Items:
+    return tuple(itertools.accumulate(xs))
+
+
+def _tiered() -> list[list[tuple[str, Callable[[Items], Items]]]]:
+    """Primitives by tier; tier k is unlocked at ``tiers >= k + 1``."""
+    basic: list[tuple[str, Callable[[Items], Items]]] = [
+        *((f"add {k}", lambda xs, k=k: tuple(x + k for x in xs)) for k in (-3, -2, -1, 1, 2, 3, 5)),
+        *((f"mul {k}", lambda xs, k=k: tuple(x * k for x in xs)) for k in (2, 3)),
+        ("reverse", lambda xs: xs[::-1]),
+        ("sort", lambda xs: tuple(sorted(xs))),
+    ]
+    shaping: list[tuple[str, Callable[[Items], Items]]] = [
+        ("sort desc", lambda xs: tuple(sorted(xs, reverse=True))),
+        ("evens", lambda xs: tuple(x for x in xs if x % 2 == 0)),
+        ("odds", lambda xs: tuple(x for x in xs if x % 2)),
+        *((f"take {k}", lambda xs, k=k: xs[:k]) for k in (2, 3)),
+        *((f"drop {k}", lambda xs, k=k: xs[k:]) for k in (1, 2)),
+    ]
+    advanced: list[tuple[str, Callable[[Items], Items]]] = [
+        *((f"above {k}", lambda xs, k=k: tuple(x for x in xs if x > k)) for k in (5, 10)),
+        ("unique", _unique),
+        ("cumsum", _cumsum),
+        ("mul -1", lambda xs: tuple(-x for x in xs)),
+    ]
+    return [basic, shaping, advanced]
+
+
+_TIERS = _tiered()
+
+
+@dataclass(frozen=True)
+class Config(Knobs):
+    tiers: int = 1
+    depth: int = 1
+    """1: one primitive; 2: a composition of two."""
+    examples: int = 3
+    min_length: int = 4
+    max_length: int = 6
+    max_value: int = 9
+
+    RANGES: ClassVar[Mapping[str, tuple[float, float]]] = {
+        "tiers": (1, len(_TIERS)),
+        "depth": (1, 2),
+        "examples": (2, 8),
+        "min_length": (2, 12),
+        "max_length": (2, 12),
+        "max_value": (5, 99),
+    }
+
+    def check(self) -> None:
+        if self.min_length > self.max_length:
+            raise ValueError("Config.min_length must be <= max_length")
+
+
+LEVELS = (
+    {"tiers": 1, "depth": 1, "examples": 3, "min_length": 4, "max_length": 6, "max_value": 9},
+    {"tiers": 2, "depth": 1, "examples": 3, "min_length": 5, "max_length": 7, "max_value": 12},
+    {"tiers": 2, "depth": 2, "examples": 3, "min_length": 5, "max_length": 7, "max_value": 15},
+    {"tiers": 3, "depth": 2, "examples": 3, "min_length": 5, "max_length": 8, "max_value": 20},
+    {"tiers": 3, "depth": 2, "examples": 4, "min_length": 6, "max_length": 9, "max_value": 20},
+    {"tiers": 3, "depth": 2, "examples": 4, "min_length": 7, "max_length": 10, "max_value": 30},
+)
+
+
+def _primitives(tiers: int) -> list[tuple[str, Callable[[Items], Items]]]:
+    return [prim for tier in _TIERS[:tiers] for prim in tier]
+
+
+def fitting_outputs(examples: list[tuple[Items, Items]], query: Items, tiers: int, depth: int) -> set[Items]:
+    """The query outputs of every rule (one primitive, or two composed when ``depth`` is 2)
+    that reproduces all ``examples``."""
+    prims = _primitives(tiers)
+    first_in, first_out = examples[0]
+    answers: set[Items] = set()
+    chains: list[tuple[Callable[[Items], Items], ...]] = [(f,) for _, f in prims]
+    if depth >= 2:
+        # Group second steps by the first step's result on the first example: rules whose
+        # first step gives the same list there are tried on it once.
+        by_mid: dict[Items, list[Callable[[Items], Items]]] = {}
+        for _, f in prims:
+            by_mid.setdefault(f(first_in), []).append(f)
+        for mid, firsts in by_mid.items():
+            for _, g in prims:
+                if g(mid) == first_out:
+                    chains.extend((f, g) for f in firsts)
+    for chain in chains:
+        ok = True
+        for given, wanted in examples:
+            value = given
+            for f in chain:
+                value = f(value)
+            if value != wanted:
+                ok = False
+                break
+        if ok:
+            value = query
+            for f in chain:
+                value = f(value)
+            answers.add(value)
+    return answers
+
+
+def _show(xs: Items) -> str:
+    return "[" + ", ".join(map(str, xs)) + "]"
+
+
+def generate(config: Config, rng: random.Random) -> Problem:
+    prims = _primitives(config.tiers)
+
+    def draw() -> Items:
+        return tuple(rng.randint(0, config.max_value) for _ in range(rng.randint(config.min_length, config.max_length)))
+
+    for _ in range(_MAX_TRIES):
+        chain = [rng.choice(prims) for _ in range(config.depth)]
+        if config.depth == 2 and chain[0][0] == chain[1][0]:
+            continue
+
+        def rule(xs: Items, chain: list[tuple[str, Callable[[Items], Items]]] = chain) -> Items:
+            for _, f in chain:
+                xs = f(xs)
+            return xs
+
+        inputs = [draw() for _ in range(config.examples)]
+        examples = [(xs, rule(xs)) for xs in inputs]
+        query = draw()
+        answer = rule(query)
+        if len(answer) < 2 or any(xs == out for xs, out in examples) or any(not out for _, out in examples):
+            continue
+        for _ in range(3):
+            fits = fitting_outputs(examples, query, config.tiers, config.depth)
+            if fits == {answer}:
+                break
+            extra = draw()
+            examples.append((extra, rule(extra)))
+        else:
+            continue
+        break
+    else:
+        raise ValueError("list_functions: no item whose examples fix the answer")
+    shown = "\n".join(f"{_show(given)} -> {_show(out)}" for given, out in examples)
+    question = (
+        "A hidden function turns each input list into an output list:\n"
+        f"{shown}\n\nWhat does it turn {_show(query)} into? "
+        "Answer with the output list in the same form, e.g. [1, 2, 3]."
+    )
+    extra_meta = {"rule": [name for name, _ in chain], "examples": len(examples)}
+    return Problem(question, _show(answer), extra_meta)
+
+
+FAMILY = Family(
+    name=NAME,
+    description="Apply a hidden list function (map/filter/sort/take/... or two composed) induced from examples.",
+    config=Config,
+    levels=LEVELS,
+    generate=generate,
+    answer_kind="list",
+    counterpart="reasoning_gym:list_functions",
+)

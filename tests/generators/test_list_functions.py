@@ -1,0 +1,67 @@
+"""list_functions: the shown examples fix the answer (a naive enumeration of every rule of
+the level's set, with no shortcut, finds only the gold on the query), and list exploits fail."""
+
+from __future__ import annotations
+
+import ast
+import itertools
+import time
+
+from generators.dataset import create_dataset, score
+from generators.families.induction import list_functions as lf
+
+
+def _parse(item: dict) -> tuple[list[tuple[tuple[int, ...], tuple[int, ...]]], tuple[int, ...]]:
+    lines = item["question"].split("\n\n")[0].splitlines()[1:]
+    examples = []
+    for line in lines:
+        given, out = line.split(" -> ")
+        examples.append((tuple(ast.literal_eval(given)), tuple(ast.literal_eval(out))))
+    query = item["question"].split("turn ", 1)[1].split(" into?")[0]
+    return examples, tuple(ast.literal_eval(query))
+
+
+def test_examples_fix_the_answer_by_naive_enumeration() -> None:
+    for level in range(6):
+        knobs = lf.FAMILY.config_for_level(level)
+        prims = [f for _, f in lf._primitives(knobs.tiers)]
+        chains = [(f,) for f in prims]
+        if knobs.depth == 2:
+            chains += list(itertools.product(prims, prims))
+        for item in create_dataset("list_functions", level=level, seed=7, size=12):
+            examples, query = _parse(item)
+            answers = set()
+            for chain in chains:
+
+                def apply(xs: tuple[int, ...]) -> tuple[int, ...]:
+                    for f in chain:
+                        xs = f(xs)
+                    return xs
+
+                if all(apply(given) == out for given, out in examples):
+                    answers.add(apply(query))
+            assert answers == {tuple(ast.literal_eval(item["answer"]))}, item["question"]
+
+
+def test_answer_forms_and_exploits() -> None:
+    for item in create_dataset("list_functions", level=3, seed=2, size=20):
+        gold = item["answer"]
+        values = gold.strip("[]").split(", ")
+        examples, query = _parse(item)
+        for form in (gold, gold.strip("[]"), " ".join(values), f"Answer: {gold}", gold.replace(" ", "")):
+            assert score("list_functions", form, item) == 1.0, form
+        assert score("list_functions", "[" + ", ".join(values[:-1]) + "]", item) == 0.0  # partial
+        assert score("list_functions", f"[{', '.join([*values, values[-1]])}]", item) == 0.0
+        if values != values[::-1]:
+            assert score("list_functions", "[" + ", ".join(reversed(values)) + "]", item) == 0.0
+        if tuple(map(int, values)) != query:
+            assert score("list_functions", str(list(query)), item) == 0.0  # the input echoed
+        assert score("list_functions", f"{gold} or {gold}", item) == 0.0
+
+
+def test_huge_answers_are_refused_fast() -> None:
+    item = create_dataset("list_functions", level=5, seed=1, size=1)[0]
+    started = time.perf_counter()
+    for hostile in ((item["answer"] + ", ") * 50_000, "[" * 1_000_000):
+        assert score("list_functions", hostile, item) == 0.0
+    assert time.perf_counter() - started < 1.0
