@@ -56,10 +56,76 @@ def test_step_after_done_and_before_reset(store_bundle: Path) -> None:
     assert fresh.step({"answer": 1})[0]["error"]["code"] == "invalid_state"
     fresh.reset()
     fresh.step({"answer": 1})
-    obs, _, terminated, _, _ = fresh.step({"answer": 1})
-    assert obs["error"]["code"] == "invalid_state" and terminated
+    obs, reward, terminated, _, info = fresh.step({"answer": 1})
+    assert obs["error"]["code"] == "episode_over" and terminated and reward == 0.0 and "verification" not in info
     fresh.close()
     fresh.close()
+
+
+def test_the_first_verdict_stands_in_process(store_bundle: Path) -> None:
+    fresh = Environment.from_bundle(store_bundle)
+    task = next(t for t in fresh.tasks if t.verifier.changes)
+    fresh.reset(task_id=task.id)
+    for call in task.solution:
+        fresh.step(call.model_dump())
+    _, reward, _, _, info = fresh.step({"answer": task.answer})
+    shown = info["verification"]
+    assert reward == 1.0 and shown["status"] == "passed"
+    assert shown["task_id"] == shown["assigned_task_id"] == task.id
+    first, state = fresh.verdict, fresh.verify(task.answer)
+    assert first is not None and first.task_id == first.assigned_task_id == task.id
+    for action in [{"answer": "other"}, *(c.model_dump() for c in task.solution), {"x": 1}, "junk"]:
+        obs, reward, terminated, _, info = fresh.step(action)
+        assert obs["error"]["code"] == "episode_over" and reward == 0.0 and terminated
+        assert "verification" not in info and "components" not in info
+    assert fresh.verdict is first and fresh.verify(task.answer) == state  # nothing written, verdict unchanged
+    fresh.reset(task_id=task.id)
+    assert (
+        fresh.verdict is None and fresh.step({"tool": "get_order", "arguments": {"id": 1}})[0]["type"] == "tool_result"
+    )
+    fresh.close()
+
+
+def test_a_verdict_on_another_task_than_the_assigned_one_is_an_error(store_bundle: Path) -> None:
+    fresh = Environment.from_bundle(store_bundle)
+    assigned, other = fresh.tasks[0], fresh.tasks[1]
+    fresh.reset(task_id=assigned.id)
+    fresh._task = other  # the episode's task swapped behind the trainer's back
+    for call in other.solution:
+        fresh.step(call.model_dump())
+    _, reward, terminated, _, info = fresh.step({"answer": other.answer})
+    shown = info["verification"]
+    assert (reward, terminated, shown["status"]) == (0.0, True, "error")
+    assert (shown["task_id"], shown["assigned_task_id"]) == (other.id, assigned.id)
+    assert fresh.verdict is not None and fresh.verdict.status == "error" and not fresh.verdict.passed
+    fresh.close()
+
+
+def test_procedural_verdicts_name_their_task_and_the_first_one_stands(tmp_path: Path) -> None:
+    from pipeline.package.procedural import build_procedural_bundle
+    from pipeline.runtime.procedural import ProceduralEnvironment
+
+    bundle = build_procedural_bundle(["gcd_lcm"], tmp_path, n=4, seed=1)
+    proc = ProceduralEnvironment.from_bundle(bundle.path)
+    task, other = proc.tasks[0], proc.tasks[1]
+    proc.reset(task_id=task["id"])
+    _, reward, _, _, info = proc.step({"answer": task["answer"]})
+    assert reward == 1.0 and info["verification"] == {
+        "status": "passed",
+        "reward": 1.0,
+        "task_id": task["id"],
+        "assigned_task_id": task["id"],
+    }
+    first = proc.verdict
+    for action in ({"answer": "0"}, {"answer": task["answer"]}, {"tool": "x"}):
+        obs, reward, terminated, _, info = proc.step(action)
+        assert obs["error"]["code"] == "episode_over" and reward == 0.0 and terminated and "verification" not in info
+    assert proc.verdict == first and proc.done
+    proc.reset(task_id=task["id"])
+    proc._task = other  # swapped behind the trainer's back
+    _, reward, _, _, info = proc.step({"answer": other["answer"]})
+    assert reward == 0.0 and info["verification"]["status"] == "error"
+    assert info["verification"]["assigned_task_id"] == task["id"] and info["verification"]["task_id"] == other["id"]
 
 
 BAD_ACTIONS: list[Any] = [

@@ -386,3 +386,17 @@ def test_touched_rows_diff_equals_the_full_table_diff(bundles) -> None:
                 }, (task.id, table.name)
         finally:
             session.close()
+
+
+def test_a_verdict_names_its_task_and_a_mismatch_is_an_error() -> None:
+    from pipeline.runtime.verify import Check, Verdict, for_task
+
+    passed = Verdict(status="passed", reward=1.0, checks=[Check(name="answer", passed=True, expected=3, observed=3)])
+    same = for_task(passed, "t-1", "t-1")
+    assert same.passed and same.reward == 1.0
+    assert same.public()["task_id"] == same.public()["assigned_task_id"] == "t-1"
+    assert same.full()["task_id"] == "t-1" and "expected" not in str(same.public())
+    swapped = for_task(passed, "t-2", "t-1")
+    assert (swapped.status, swapped.reward, swapped.passed) == ("error", 0.0, False)
+    assert swapped.public()["task_id"] == "t-2" and swapped.public()["assigned_task_id"] == "t-1"
+    assert swapped.public()["error"] and swapped.checks == passed.checks  # the checks stay, for the trainer
