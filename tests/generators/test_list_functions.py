@@ -47,7 +47,7 @@ def test_answer_forms_and_exploits() -> None:
     for item in create_dataset("list_functions", level=3, seed=2, size=20):
         gold = item["answer"]
         values = gold.strip("[]").split(", ")
-        examples, query = _parse(item)
+        _, query = _parse(item)
         for form in (gold, gold.strip("[]"), " ".join(values), f"Answer: {gold}", gold.replace(" ", "")):
             assert score("list_functions", form, item) == 1.0, form
         assert score("list_functions", "[" + ", ".join(values[:-1]) + "]", item) == 0.0  # partial
