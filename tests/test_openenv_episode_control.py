@@ -197,3 +197,36 @@ def test_a_verdict_on_another_task_is_an_error(store_bundle: Path) -> None:
     final = env.play({"answer": task.answer})
     assert final.status == "error" and final.reward == 0.0
     assert final.task_id == "some-other-task" and final.assigned_task_id == task.id
+
+
+def test_serve_openenv_uses_or_generates_a_trainer_token(
+    store_bundle: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``synthenv serve --protocol openenv`` never runs without a token: a given one is used,
+    otherwise one is generated and printed once."""
+    import pipeline.server.runner as runner
+    from pipeline.cli.serve_openenv import serve_openenv
+
+    apps: list[Any] = []
+
+    class Idle:
+        def run(self) -> None:
+            pass
+
+    def make_server(app: Any, *_: Any, **__: Any) -> Idle:
+        apps.append(app)
+        return Idle()
+
+    monkeypatch.setattr(runner, "make_server", make_server)
+    monkeypatch.delenv("SYNTHENV_TRAINER_TOKEN", raising=False)
+    serve_openenv(store_bundle, "127.0.0.1", 0, 2, 60.0, "warning", None)
+    printed = capsys.readouterr().err
+    token = printed.split("trainer_token=...)): ")[1].split()[0]
+    serve_openenv(store_bundle, "127.0.0.1", 0, 2, 60.0, "warning", None, trainer_token=TOKEN)
+    assert "trainer token" not in capsys.readouterr().err
+    assert len(apps) == 2
+    for app, given in zip(apps, (token, TOKEN), strict=True):
+        with serve(app) as url, GenericEnvClient(base_url=url).sync() as client:
+            with pytest.raises(RuntimeError, match="trainer token"):
+                client.reset(trainer_token="not-the-token-0123456789")
+            assert client.reset(trainer_token=given).observation["assigned_task_id"]

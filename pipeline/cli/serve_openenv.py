@@ -55,7 +55,8 @@ def serve_openenv(
     b = app.state.bundle
     err.print(
         f"serving {b.ref} ({b.digest[:19]}…) as an OpenEnv environment on http://{host}:{port} — "
-        f"/reset /step /state /schema /metadata /health, WebSocket /ws, MCP /mcp; up to {max_sessions} sessions"
+        "episodes over WebSocket /ws (reset needs the trainer token), MCP tools at /mcp, "
+        f"/health /schema /metadata /state; up to {max_sessions} sessions"
         + (f"; trajectories -> {trajectories}" if trajectories else "")
     )
     if generated:
