@@ -12,6 +12,10 @@ cores as the server, so the figures are a floor.
     python benchmarks/http_bench.py --bundle B --code ../before --rounds 2  # A B A B
     python benchmarks/http_bench.py --bundle B --workers 2
 
+Sessions are opened on the trainer's route (``POST /trainer/sessions`` with the token every
+server of the run is started with, ``SYNTHENV_TRAINER_TOKEN``); a checkout from before the
+trainer routes is driven through its ``POST /sessions``.
+
 Results are printed and written to ``benchmarks/results/http_bench.json``.
 """
 
@@ -35,6 +39,9 @@ RESULTS = ROOT / "benchmarks" / "results"
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from runtime_bench import _rss_mb, _summary, _tool_calls, load_average  # noqa: E402
+
+TOKEN = "http-bench-trainer-token-0123456789"
+"""The trainer token every server of the run is started with (opening a session needs it)."""
 
 
 def _free_port() -> int:
@@ -78,9 +85,17 @@ class Connection:
         self.writer.close()
 
 
+async def open_session(conn: Connection, seed: int) -> tuple[int, bytes]:
+    """Open a session the trainer's way; a checkout from before the trainer routes has ``POST /sessions``."""
+    status, body = await conn.post("/trainer/sessions", {"seed": seed}, {"Authorization": f"Bearer {TOKEN}"})
+    if status in (404, 405):
+        status, body = await conn.post("/sessions", {"seed": seed}, {})
+    return status, body
+
+
 async def drive(port: int, n: int, seconds: float, calls: list[dict[str, Any]]) -> dict[str, Any]:
     conns = [await Connection.open("127.0.0.1", port) for _ in range(n)]
-    sessions = [json.loads((await c.post("/sessions", {"seed": i}, {}))[1])["session_id"] for i, c in enumerate(conns)]
+    sessions = [json.loads((await open_session(c, i))[1])["session_id"] for i, c in enumerate(conns)]
     done, errors = [0], [0]
     latencies: list[float] = []
     stop = time.perf_counter() + seconds
@@ -122,7 +137,11 @@ def start_server(code: Path, bundle: Path, port: int, sessions: int, extra: list
     # The child keeps its own handle on the (unlinked) file after this one is closed.
     with tempfile.TemporaryFile() as log:
         server = subprocess.Popen(
-            cmd, cwd=code, env={**os.environ, "PYTHONPATH": str(code)}, stdout=subprocess.DEVNULL, stderr=log
+            cmd,
+            cwd=code,
+            env={**os.environ, "PYTHONPATH": str(code), "SYNTHENV_TRAINER_TOKEN": TOKEN},
+            stdout=subprocess.DEVNULL,
+            stderr=log,
         )
         deadline = time.monotonic() + 120
         while True:
@@ -161,7 +180,7 @@ async def _open_sessions(port: int, count: int) -> int:
     conns = [await Connection.open("127.0.0.1", port) for _ in range(8)]
     opened = 0
     for i in range(count):
-        status, _ = await conns[i % len(conns)].post("/sessions", {"seed": i}, {})
+        status, _ = await open_session(conns[i % len(conns)], i)
         opened += status == 201
     for c in conns:
         c.close()
