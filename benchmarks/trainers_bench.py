@@ -6,10 +6,13 @@ each loaded by ``--clients`` concurrent clients for ``--seconds`` seconds, every
 its own session and playing the same mix of tool calls (``runtime_bench._tool_calls``):
 
 * synthenv HTTP: ``POST /tools/{name}`` with ``X-Session-Id``;
-* OpenEnv HTTP: JSON-RPC ``tools/call`` on ``POST /mcp`` in an ``openenv/session/create``
-  session (what OpenEnv's ``MCPToolClient`` sends on its HTTP path);
+* OpenEnv MCP: ``{"type": "step", "data": {"type": "call_tool", ...}}`` on ``/ws`` after a
+  reset (what OpenEnv's ``MCPToolClient`` sends in its default mode; OpenEnv's HTTP ``/mcp``
+  has no reset, so it cannot hold an episode);
 * OpenEnv WebSocket: ``{"type": "step"}`` messages on ``/ws`` after a reset (what
   ``GenericEnvClient`` sends).
+
+Resets carry the trainer token the servers are started with (``SYNTHENV_TRAINER_TOKEN``).
 
 The load generators are minimal (raw keep-alive HTTP, the ``websockets`` client) so that
 they cost far less CPU than the servers; they still share the machine's cores, so the
@@ -25,6 +28,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import subprocess
 import sys
@@ -41,6 +45,9 @@ from http_bench import Connection, _free_port, start_server  # noqa: E402
 from runtime_bench import RESULTS, _summary, _tool_calls, build_bundle  # noqa: E402
 
 from pipeline.runtime.environment import Environment  # noqa: E402
+
+TOKEN = "trainers-bench-token-0123456789"
+"""The trainer token every server of the run is started with (reset needs it)."""
 
 
 def _loadavg() -> str:
@@ -86,7 +93,9 @@ async def _drive(n: int, seconds: float, step: Any) -> dict[str, Any]:
 
 async def synthenv_http(port: int, n: int, seconds: float, calls: list[dict[str, Any]]) -> dict[str, Any]:
     conns = [await Connection.open("127.0.0.1", port) for _ in range(n)]
-    sessions = [json.loads((await c.post("/sessions", {"seed": i}, {}))[1])["session_id"] for i, c in enumerate(conns)]
+    trainer = {"Authorization": f"Bearer {TOKEN}"}  # the trainer opens the sessions the clients step in
+    opened = [await c.post("/trainer/sessions", {"seed": i}, trainer) for i, c in enumerate(conns)]
+    sessions = [json.loads(body)["session_id"] for _, body in opened]
 
     async def step(k: int, i: int) -> bool:
         call = calls[i % len(calls)]
@@ -100,30 +109,26 @@ async def synthenv_http(port: int, n: int, seconds: float, calls: list[dict[str,
             c.close()
 
 
-async def openenv_http(port: int, n: int, seconds: float, calls: list[dict[str, Any]]) -> dict[str, Any]:
-    conns = [await Connection.open("127.0.0.1", port) for _ in range(n)]
-    ids = [0]
+async def openenv_ws_mcp(port: int, n: int, seconds: float, calls: list[dict[str, Any]]) -> dict[str, Any]:
+    """MCP tool calls over the WebSocket, as ``MCPToolClient`` sends them in its default mode."""
+    from websockets.asyncio.client import connect
 
-    async def rpc(c: Connection, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        ids[0] += 1
-        _, body = await c.post("/mcp", {"jsonrpc": "2.0", "id": ids[0], "method": method, "params": params}, {})
-        return dict(json.loads(body))
-
-    sessions = [(await rpc(c, "openenv/session/create", {}))["result"]["session_id"] for c in conns]
-    for k, c in enumerate(conns):
-        await rpc(c, "tools/call", {"name": "start_task", "arguments": {"seed": k}, "session_id": sessions[k]})
+    sockets = [await connect(f"ws://127.0.0.1:{port}/ws", max_size=None) for _ in range(n)]
+    for k, ws in enumerate(sockets):
+        await ws.send(json.dumps({"type": "reset", "data": {"seed": k, "trainer_token": TOKEN}}))
+        await ws.recv()
 
     async def step(k: int, i: int) -> bool:
         call = calls[i % len(calls)]
-        params = {"name": call["tool"], "arguments": call["arguments"], "session_id": sessions[k]}
-        return "result" in await rpc(conns[k], "tools/call", params)
+        action = {"type": "call_tool", "tool_name": call["tool"], "arguments": call["arguments"]}
+        await sockets[k].send(json.dumps({"type": "step", "data": action}))
+        return json.loads(await sockets[k].recv()).get("type") != "error"
 
     try:
         return await _drive(n, seconds, step)
     finally:
-        for k, c in enumerate(conns):
-            await rpc(c, "openenv/session/close", {"session_id": sessions[k]})
-            c.close()
+        for ws in sockets:
+            await ws.close()
 
 
 async def openenv_ws(port: int, n: int, seconds: float, calls: list[dict[str, Any]]) -> dict[str, Any]:
@@ -131,7 +136,7 @@ async def openenv_ws(port: int, n: int, seconds: float, calls: list[dict[str, An
 
     sockets = [await connect(f"ws://127.0.0.1:{port}/ws", max_size=None) for _ in range(n)]
     for k, ws in enumerate(sockets):
-        await ws.send(json.dumps({"type": "reset", "data": {"seed": k}}))
+        await ws.send(json.dumps({"type": "reset", "data": {"seed": k, "trainer_token": TOKEN}}))
         await ws.recv()
 
     async def step(k: int, i: int) -> bool:
@@ -151,11 +156,13 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=10_000)
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--runs", nargs="+", default=None, help="only these runs (default: all three)")
     args = parser.parse_args()
+    os.environ["SYNTHENV_TRAINER_TOKEN"] = TOKEN  # inherited by the servers started below
     with tempfile.TemporaryDirectory(prefix="synthenv-trainers-bench-") as tmp:
         bundle = build_bundle(args.domain, args.rows, Path(tmp))
         env = Environment.from_bundle(bundle)
-        calls = _tool_calls(env, random.Random(1))
+        calls = _tool_calls(env, random.Random(1), 30)
         manifest = env.bundle.manifest
         result: dict[str, Any] = {
             "bundle": manifest["name"],
@@ -165,9 +172,11 @@ def main() -> None:
         }
         for name, protocol, drive in (
             ("synthenv_http", "synthenv", synthenv_http),
-            ("openenv_http_mcp", "openenv", openenv_http),
+            ("openenv_ws_mcp", "openenv", openenv_ws_mcp),
             ("openenv_websocket", "openenv", openenv_ws),
         ):
+            if args.runs and name not in args.runs:
+                continue
             port = _free_port()
             server = start_server(ROOT, bundle, port, 512, ["--protocol", protocol])
             try:
