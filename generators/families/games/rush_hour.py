@@ -1,0 +1,225 @@
+"""Rush Hour: slide the cars on a 6x6 lot until the red car A drives out on the right.
+
+Cars move only along their own direction, never through each other. Tests planning with
+blocking chains (to move A, move the truck in front of it, which needs room from another
+car...). Puzzles are made backwards: A starts at the exit and random legal slides scatter the
+lot; the reversed slides are a solution and their count is the stated move budget. Harder
+levels park more cars and scatter longer. The scorer replays the answer and accepts any
+sequence of legal slides within the budget that brings A to the exit.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from generators.answers import extract_answer
+from generators.base import Family, Knobs, Problem
+
+NAME = "rush_hour"
+
+SIZE = 6
+EXIT_ROW = 2
+EMPTY = "."
+LETTERS = "ABCDEFGHIJKLMNOP"
+
+
+@dataclass(frozen=True)
+class Config(Knobs):
+    cars: int = 4
+    """Cars besides A."""
+    walk: int = 4
+    """Fewest random slides made backwards from the solved lot; the slides made are the budget."""
+
+    RANGES: ClassVar[Mapping[str, tuple[float, float]]] = {"cars": (1, 14), "walk": (2, 60)}
+
+
+LEVELS: tuple[dict[str, object], ...] = (
+    {"cars": 4, "walk": 4},
+    {"cars": 5, "walk": 6},
+    {"cars": 7, "walk": 9},
+    {"cars": 8, "walk": 12},
+    {"cars": 9, "walk": 14},
+    {"cars": 10, "walk": 16},
+)
+
+Car = list[int]
+"""[row, column, length, horizontal (1/0)] of the car's top-left cell."""
+
+
+def _cells(car: Car) -> list[tuple[int, int]]:
+    r, c, length, horizontal = car
+    return [(r, c + i) if horizontal else (r + i, c) for i in range(length)]
+
+
+def _board(cars: dict[str, Car]) -> list[list[str]]:
+    board = [[EMPTY] * SIZE for _ in range(SIZE)]
+    for letter, car in cars.items():
+        for r, c in _cells(car):
+            board[r][c] = letter
+    return board
+
+
+def slide(cars: dict[str, Car], board: list[list[str]], letter: str, amount: int) -> bool:
+    """Move car ``letter`` by ``amount`` cells (right/down positive) if the path is free;
+    ``board`` (the drawing of ``cars``) is updated with it."""
+    car = cars.get(letter)
+    if car is None or amount == 0:
+        return False
+    r, c, length, horizontal = car
+    step = 1 if amount > 0 else -1
+    start = c if horizontal else r
+    head = start + length - 1 if step > 0 else start
+    for k in range(1, abs(amount) + 1):
+        pos = head + step * k
+        if not 0 <= pos < SIZE or (board[r][pos] if horizontal else board[pos][c]) != EMPTY:
+            return False
+    for cell_r, cell_c in _cells(car):
+        board[cell_r][cell_c] = EMPTY
+    car[1 if horizontal else 0] += amount
+    for cell_r, cell_c in _cells(car):
+        board[cell_r][cell_c] = letter
+    return True
+
+
+def _solved(cars: dict[str, Car]) -> bool:
+    return cars["A"][1] + cars["A"][2] == SIZE
+
+
+def _blocked(cars: dict[str, Car], board: list[list[str]]) -> bool:
+    """A is off the exit and some car stands between it and the exit."""
+    a_end = cars["A"][1] + 1
+    return a_end < SIZE - 1 and any(ch != EMPTY for ch in board[EXIT_ROW][a_end + 1 :])
+
+
+def _options(cars: dict[str, Car], board: list[list[str]], last: str) -> list[tuple[str, int]]:
+    """Every legal backward slide (car, amount), in letter order; A only leftwards, and not the
+    car moved last (two slides in a row would be one). A's slides are listed three times:
+    drawn more often, A leaves the exit early and the blockers have time to close in."""
+    out: list[tuple[str, int]] = []
+    for letter, (r, c, length, horizontal) in cars.items():
+        if letter == last:
+            continue
+        line = board[r] if horizontal else [row[c] for row in board]
+        start = c if horizontal else r
+        pos = start - 1
+        while pos >= 0 and line[pos] == EMPTY:
+            out.append((letter, pos - start))
+            pos -= 1
+        if letter == "A":
+            out.extend(out[-(start - 1 - pos) :] * 2 if start - 1 - pos else [])
+            continue
+        pos = start + length
+        while pos < SIZE and line[pos] == EMPTY:
+            out.append((letter, pos - start - length + 1))
+            pos += 1
+    return out
+
+
+def _place(rng: random.Random, count: int) -> dict[str, Car]:
+    cars: dict[str, Car] = {"A": [EXIT_ROW, SIZE - 2, 2, 1]}
+    taken = set(_cells(cars["A"]))
+    for letter in LETTERS[1 : count + 1]:
+        for _ in range(50):
+            length = 3 if rng.random() < 0.25 else 2
+            horizontal = int(rng.random() < 0.5)
+            if horizontal:
+                r, c = rng.randrange(SIZE), rng.randrange(SIZE - length + 1)
+                if r == EXIT_ROW:
+                    continue  # only A drives along the exit row, so A can always leave
+            else:
+                r, c = rng.randrange(SIZE - length + 1), rng.randrange(SIZE)
+            car = [r, c, length, horizontal]
+            cells = _cells(car)
+            if not taken.intersection(cells):
+                cars[letter] = car
+                taken.update(cells)
+                break
+    return cars
+
+
+def generate(config: Config, rng: random.Random) -> Problem:
+    while True:
+        cars = _place(rng, config.cars)
+        board = _board(cars)
+        moves: list[tuple[str, int]] = []
+        # Backwards, A only ever moves left (moving it right again would undo progress). The
+        # walk makes at least ``walk`` slides and goes on (up to three times as many) until A
+        # is off the exit with a car between it and the exit; the slides made are the budget.
+        while len(moves) < 3 * config.walk:
+            if len(moves) >= config.walk and _blocked(cars, board):
+                break
+            options = _options(cars, board, moves[-1][0] if moves else "")
+            if not options:
+                break
+            letter, amount = rng.choice(options)
+            slide(cars, board, letter, amount)
+            moves.append((letter, amount))
+        if len(moves) >= config.walk and _blocked(cars, board):
+            break
+    budget = len(moves)
+    answer = " ".join(f"{letter}{-amount:+d}" for letter, amount in reversed(moves))
+    drawing = "\n".join("".join(line) for line in board)
+    question = (
+        f"Rush Hour on a {SIZE}x{SIZE} parking lot ('.' is empty; each letter is one car, two or three cells "
+        f"long). The red car A sits in row {EXIT_ROW + 1}, and the exit is at the right end of that row.\n\n"
+        f"{drawing}\n\n"
+        "A car slides any number of free cells along its own direction (horizontal cars left/right, vertical "
+        "cars up/down), never through another car or off the lot. Write a slide as the car's letter, + or -, "
+        "and the number of cells: + is right (horizontal) or down (vertical), - is left or up; e.g. B+2, C-1. "
+        f"Give slides that bring car A to the right edge of row {EXIT_ROW + 1}, using at most {budget} "
+        "slides; any such sequence is accepted. Answer with the slides in order, separated by spaces."
+    )
+    return Problem(question, answer, {"cars": {k: list(v) for k, v in cars.items()}, "budget": budget})
+
+
+def _parse(token: str) -> tuple[str, int] | None:
+    if len(token) < 3 or token[1] not in "+-" or not token[2:].isdigit() or len(token) > 4:
+        return None
+    amount = int(token[2:])
+    return token[0].upper(), amount if token[1] == "+" else -amount
+
+
+def score(answer_text: str, item: Mapping[str, Any]) -> float:
+    """1.0 iff every slide is legal, there are at most budget of them and A ends at the exit."""
+    try:
+        meta = item["metadata"]
+        budget = int(meta["budget"])
+        text = extract_answer(answer_text)
+        if not text or len(text) > 8 * budget + 32:
+            return 0.0
+        tokens = text.replace(",", " ").split()
+        if not tokens or len(tokens) > budget:
+            return 0.0
+        cars = {str(k): [int(v) for v in car] for k, car in meta["cars"].items()}
+        board = _board(cars)
+        if sum(len(_cells(car)) for car in cars.values()) != sum(ch != EMPTY for line in board for ch in line):
+            return 0.0  # overlapping cars: a broken item
+        for token in tokens:
+            move = _parse(token)
+            if move is None or not slide(cars, board, *move):
+                return 0.0
+        return 1.0 if _solved(cars) else 0.0
+    except Exception:
+        return 0.0
+
+
+def wrong_answers(item: Mapping[str, Any]) -> list[str]:
+    """The gold without A's last slide (A stops short of the exit)."""
+    tokens = str(item["answer"]).split()
+    last_a = max(i for i, token in enumerate(tokens) if token.startswith("A"))
+    return [" ".join(tokens[:last_a] + tokens[last_a + 1 :]) or "A-1"]
+
+
+FAMILY = Family(
+    name=NAME,
+    description="Rush Hour on 6x6: car slides (e.g. B+2) that free the red car within a budget (any solution).",
+    config=Config,
+    levels=LEVELS,
+    generate=generate,
+    answer_kind="exact",
+    score=score,
+    counterpart="reasoning_gym:rush_hour",
+)

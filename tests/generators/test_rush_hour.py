@@ -1,0 +1,88 @@
+"""rush_hour: the gold frees A within the budget, a breadth-first shortest solution (an
+independent search over lots) also scores 1, and illegal or over-budget slides score 0."""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+
+from generators.dataset import create_dataset, score
+
+
+def _lot(cars: dict[str, list[int]]) -> dict[tuple[int, int], str]:
+    out = {}
+    for letter, (r, c, length, horizontal) in cars.items():
+        for i in range(length):
+            out[(r, c + i) if horizontal else (r + i, c)] = letter
+    return out
+
+
+def _shortest(cars: dict[str, list[int]]) -> list[str]:
+    start = tuple(sorted((k, tuple(v)) for k, v in cars.items()))
+    seen = {start: []}
+    queue = deque([start])
+    while queue:
+        state = queue.popleft()
+        spec = {k: list(v) for k, v in state}
+        if spec["A"][1] + spec["A"][2] == 6:
+            return seen[state]
+        taken = _lot(spec)
+        for letter, (r, c, length, horizontal) in state:
+            for step in (-1, 1):
+                for amount in range(1, 6):
+                    cells = [
+                        (r, c + (length - 1 if step > 0 else 0) + step * k)
+                        if horizontal
+                        else (r + (length - 1 if step > 0 else 0) + step * k, c)
+                        for k in range(1, amount + 1)
+                    ]
+                    if any(not (0 <= x < 6 and 0 <= y < 6) or (x, y) in taken for x, y in cells):
+                        break
+                    moved = dict(spec)
+                    moved[letter] = (
+                        [r, c + step * amount, length, horizontal]
+                        if horizontal
+                        else [r + step * amount, c, length, horizontal]
+                    )
+                    key = tuple(sorted((k, tuple(v)) for k, v in moved.items()))
+                    if key not in seen:
+                        seen[key] = [*seen[state], f"{letter}{step * amount:+d}"]
+                        queue.append(key)
+    raise AssertionError("no solution")
+
+
+def test_gold_and_shortest_solutions_score_one() -> None:
+    for level in range(3):
+        for item in create_dataset("rush_hour", level=level, seed=4, size=6):
+            meta = item["metadata"]
+            assert len(item["answer"].split()) == meta["budget"] >= meta["knobs"]["walk"]
+            assert score("rush_hour", item["answer"], item) == 1.0
+            best = _shortest(meta["cars"])
+            assert 1 < len(best) <= meta["budget"]  # never solved by driving A straight out
+            assert score("rush_hour", " ".join(best), item) == 1.0
+
+
+HANDMADE = {"A": [2, 0, 2, 1], "B": [1, 3, 2, 0]}
+"""A at the left of row 3, a vertical car B across the exit row in column 4."""
+
+
+def test_handmade_rules() -> None:
+    item = {"answer": "B-1 A+4", "metadata": {"cars": HANDMADE, "budget": 3}}
+    assert score("rush_hour", "B-1 A+4", item) == 1.0
+    assert score("rush_hour", "B+2 A+4", item) == 1.0  # B can also move down out of the way
+    assert score("rush_hour", "B+1 A+4", item) == 0.0  # one down still blocks row 3
+    assert score("rush_hour", "A+4", item) == 0.0  # through B
+    assert score("rush_hour", "B-1 A+3", item) == 0.0  # short of the exit
+    assert score("rush_hour", "B-2 A+4", item) == 0.0  # B off the lot
+    assert score("rush_hour", "B-1, A+1, A+1, A+2", item) == 0.0  # over the budget
+    assert score("rush_hour", "b-1 a+4", item) == 1.0
+    assert score("rush_hour", "B-1 A+4 or B+1 A+4", item) == 0.0
+    assert score("rush_hour", "A+5", item) == 0.0
+
+
+def test_huge_answers_are_refused_fast() -> None:
+    item = create_dataset("rush_hour", level=5, seed=1, size=1)[0]
+    started = time.perf_counter()
+    for hostile in ("B+1 B-1 " * 130_000, item["answer"] + " " * 1_048_576 + "A+1"):
+        assert score("rush_hour", hostile, item) == 0.0
+    assert time.perf_counter() - started < 1.0
