@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -21,6 +22,7 @@ from pipeline.bundle.format import Bundle
 from pipeline.integrations.verifiers import load_environment
 from pipeline.package.procedural import build_procedural_bundle
 from pipeline.runtime.environment import Environment
+from pipeline.surface import ANSWER_TOOL, surface_of
 
 
 class Script:
@@ -29,6 +31,9 @@ class Script:
     def __init__(self) -> None:
         self.replies: list[str] = []
         self.requests: list[dict[str, Any]] = []
+
+    def reply(self, body: dict[str, Any]) -> str:
+        return self.replies.pop(0) if self.replies else ""
 
 
 @contextlib.contextmanager
@@ -39,7 +44,7 @@ def scripted_model(script: Script) -> Iterator[str]:
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             script.requests.append(body)
-            text = script.replies.pop(0) if script.replies else ""
+            text = script.reply(body)
             payload = {
                 "id": f"chatcmpl-{len(script.requests)}",
                 "object": "chat.completion",
@@ -97,23 +102,128 @@ def reward_of(episode: Any) -> float:
     return float(trace.rewards["synthenv_reward"].score)
 
 
+def _call(tool: str, arguments: dict[str, Any]) -> str:
+    return json.dumps({"tool": tool, "arguments": arguments})
+
+
+def _answer(answer: Any) -> str:
+    return _call(ANSWER_TOOL, {"answer": answer if isinstance(answer, str) else json.dumps(answer)})
+
+
 def test_reference_solution_scores_one_and_nothing_scores_zero(store_bundle: Path, script: tuple[Script, str]) -> None:
     s, url = script
     env = Environment.from_bundle(store_bundle)
+    surface = surface_of(env)
     task = next(t for t in env.tasks if t.solution)
-    replies = [json.dumps(call.model_dump()) for call in task.solution] + [json.dumps({"answer": task.answer})]
+    replies = [_call(c.tool, surface.surface_arguments(c.tool, dict(c.arguments))) for c in task.solution]
+    replies.append(_answer(task.answer))
     episode = run(store_bundle, task.id, replies, s, url)
     assert reward_of(episode) == 1.0
-    first = s.requests[0]["messages"][-1]["content"]
-    assert task.instruction in first and '"answer"' not in json.dumps(episode.task.data.model_dump())
-    # The model saw each tool result as the next user turn.
-    assert len(s.requests) == len(replies)
+    messages = s.requests[0]["messages"]
+    # The surface's system text, then its tools (one JSON object a line) and the task.
+    assert messages[0] == {"role": "system", "content": surface.system}
+    first = messages[-1]["content"]
+    lines = first.split("\n")
+    assert [json.loads(line) for line in lines[1 : 1 + len(surface.tools)]] == surface.tools
+    assert first.endswith("Task: " + task.instruction) and '"answer"' not in json.dumps(episode.task.data.model_dump())
+    assert len(s.requests) == len(replies)  # each tool result was the next user turn
     s.requests.clear()
-    episode = run(store_bundle, task.id, [json.dumps({"answer": None})], s, url)
+    episode = run(store_bundle, task.id, [_answer("")], s, url)
     assert reward_of(episode) == 0.0
     # A reply that is not an action is answered with an error turn and costs no environment step.
     episode = run(store_bundle, task.id, ["let me think", json.dumps({"answer": None})], s, url)
     assert reward_of(episode) == 0.0 and episode.traces[0].metrics["synthenv_steps"] == 1.0
+
+
+def test_verdict_on_another_task_is_never_scored(
+    store_bundle: Path, script: tuple[Script, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A verdict naming another task than the assigned one fails the episode (left out, not trained on)."""
+    import pipeline.integrations.verifiers as adapter
+
+    s, url = script
+    real = adapter._template
+
+    class Stamped:
+        def __init__(self, env: Any) -> None:
+            self.env = env
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.env, name)
+
+        def __copy__(self) -> Stamped:
+            import copy
+
+            return Stamped(copy.copy(self.env))
+
+        def step(self, action: Any) -> Any:
+            obs, _reward, terminated, truncated, info = self.env.step(action)
+            if "verification" in info:
+                info["verification"] = {**info["verification"], "status": "passed", "task_id": "another"}
+            return obs, 1.0, terminated, truncated, info
+
+    monkeypatch.setattr(adapter, "_template", lambda bundle: Stamped(real(bundle)))
+    task = Environment.from_bundle(store_bundle).tasks[0]
+    episode = run(store_bundle, task.id, [_answer(task.answer)], s, url)
+    assert not episode.ok
+
+
+@pytest.mark.slow
+def test_vf_eval_runs_the_bundle_by_its_plugin_name(store_bundle: Path, tmp_path: Path) -> None:
+    """``vf-eval synthenv``: verifiers imports ``synthenv`` (installed from pipeline/integrations/plugins)
+    and plays every task; a model that replays each reference solution through the surface's tools scores 1."""
+    import subprocess
+    import sys
+
+    env = Environment.from_bundle(store_bundle)
+    surface = surface_of(env)
+    plans = {
+        t.instruction: [_call(c.tool, surface.surface_arguments(c.tool, dict(c.arguments))) for c in t.solution]
+        + [_answer(t.answer)]
+        for t in env.tasks
+    }
+
+    class Reference(Script):
+        def reply(self, body: dict[str, Any]) -> str:
+            msgs = body["messages"]
+            first = next(m["content"] for m in msgs if m["role"] == "user")
+            plan = next(v for k, v in plans.items() if first.endswith("Task: " + k))
+            n = sum(m["role"] == "assistant" for m in msgs)
+            return plan[n] if n < len(plan) else ""
+
+    plugins = Path(adapter_file()).parent / "plugins"
+    with scripted_model(Reference()) as url:
+        vf_eval = str(Path(sys.executable).parent / "vf-eval")
+        cmd = [vf_eval, "synthenv", "--env.taskset.bundle", str(store_bundle), "--no-push", "-m", "scripted"]
+        cmd += [
+            "--client.base-url",
+            url,
+            "--client.api-key-var",
+            "SCRIPTED_KEY",
+            "-c",
+            "4",
+            "-o",
+            str(tmp_path / "runs"),
+        ]
+        # PYTHONPATH stands in for an install made before the `synthenv` import name existed.
+        out = subprocess.run(
+            cmd,
+            env={**os.environ, "SCRIPTED_KEY": "not-a-secret", "PYTHONPATH": str(plugins)},
+            capture_output=True,
+            text=True,
+            timeout=1800,
+        )
+    assert out.returncode == 0, out.stderr[-3000:]
+    rows = [json.loads(line) for p in (tmp_path / "runs").rglob("traces.jsonl") for line in p.read_text().splitlines()]
+    assert len(rows) == len(env.tasks) and all(r["ok"] for r in rows)
+    scores = [trace["rewards"]["synthenv_reward"]["score"] for r in rows for trace in r["traces"]]
+    assert scores == [1.0] * len(env.tasks)
+
+
+def adapter_file() -> str:
+    import pipeline.integrations.verifiers as adapter
+
+    return str(adapter.__file__)
 
 
 def test_procedural_bundle_single_turn(tmp_path: Path, script: tuple[Script, str]) -> None:
@@ -121,5 +231,8 @@ def test_procedural_bundle_single_turn(tmp_path: Path, script: tuple[Script, str
     bundle: Bundle = build_procedural_bundle(["gcd_lcm"], tmp_path / "proc", n=3, seed=0)
     item = bundle.read_jsonl("tasks.jsonl")[0]
     assert reward_of(run(bundle.path, item["id"], [f"<answer>{item['answer']}</answer>"], s, url)) == 1.0
-    assert item["question"] in s.requests[0]["messages"][-1]["content"]
+    assert (
+        s.requests[0]["messages"][-1]["content"] == item["question"]
+        or item["question"] in s.requests[0]["messages"][-1]["content"]
+    )
     assert reward_of(run(bundle.path, item["id"], [""], s, url)) == 0.0

@@ -5,20 +5,28 @@
 (one ``vf.Task`` per bundle task, carrying ids and the bundle digest, never the answer),
 a ``BundleEnv`` and a ``ChatHarness``.
 
-The environment plays the user, as verifiers' own OpenEnv taskset does: the first user
-turn is the how-to-act text and the instruction; each assistant reply is read as one JSON
-action, ``{"tool": name, "arguments": {...}}`` or ``{"answer": value}``; the bundle's
-environment steps it host-side and the observation is the next user turn. The episode
-ends with the answer (reward ``synthenv_reward`` on the trace, 1.0 or 0.0 from the
-verifier), or after ``max_turns`` replies (0.0). An infrastructure error raises, so
-verifiers marks the episode failed and leaves it out rather than training on it.
-Procedural bundles are single-turn: the first reply is the answer.
+The environment plays the user, as verifiers' own OpenEnv taskset does. What the model
+reads comes from :mod:`pipeline.surface`, as in every other adapter: the system text is
+the task's ``system_prompt``; the first user turn lists the surface's tools (one JSON
+object per line) and gives the instruction; each assistant reply is read as one JSON
+call, ``{"tool": NAME, "arguments": {...}}`` (``submit_answer`` ends the episode;
+``{"answer": VALUE}`` is taken too), stepped host-side; the observation text is the next
+user turn. The episode ends with the answer (reward ``synthenv_reward`` on the trace, the
+first verdict's), or after ``max_turns`` replies (0.0). An error verdict (an
+infrastructure failure, or a verdict on another task) raises, so verifiers marks the
+episode failed and leaves it out rather than training on it. Procedural bundles are
+single-turn: the first reply is the answer.
+
+``load_environment`` takes a bundle directory or a registry ref (``name@1.2.0``, with
+``registry=``); ``vf-eval synthenv`` finds it through the ``synthenv`` package.
 
 ``ChatHarness`` is a minimal in-process chat loop: one completion per segment through
 the rollout's interception endpoint (so the model client, the trace and its token
 accounting are verifiers' own), no sandbox and no tools of its own. verifiers imports
-plugins by a top-level module name, so importing this module registers it as
-``synthenv_verifiers`` (the id its configs use).
+plugins by a top-level module name: the package ``synthenv``
+(``pipeline/integrations/plugins/synthenv``, installed under that name) re-exports this
+module, and importing this module registers it as ``synthenv`` too when that package is
+not installed (an install made before the name existed).
 
 verifiers 0.4.0 pins ``mcp==2.0.0``, which cannot be installed beside the ``serve``
 extra's ``mcp==2.3.0``: install the ``verifiers`` extra in an environment of its own.
@@ -36,24 +44,29 @@ import verifiers.v1 as vf
 from verifiers.v1.runtimes import ProgramResult, SubprocessConfig
 
 from pipeline.integrations.episode import (
+    ANSWER_TOOL,
+    Episode,
     is_procedural,
     open_env,
-    render_observation,
-    status_of,
-    system_prompt,
+    resolve,
+    surface_of,
     task_ids,
-    tool_specs,
 )
+from pipeline.surface import decode_answer
 
-PLUGIN_ID = "synthenv_verifiers"
-sys.modules.setdefault(PLUGIN_ID, sys.modules[__name__])
+PLUGIN_ID = "synthenv"
 __all__ = ["BundleEnv", "BundleTaskset", "ChatHarness", "load_environment"]
+# Validating a config below imports the harness's module by its id. When this module is being
+# imported on behalf of the ``synthenv`` package, that package is still half-made (no
+# ``__all__``), so this module stands in for it; it exports the same names.
+if not hasattr(sys.modules.get(PLUGIN_ID), "__all__"):
+    sys.modules[PLUGIN_ID] = sys.modules[__name__]
 
 _TEMPLATES: dict[str, Any] = {}
 
 
 def _template(bundle: str) -> Any:
-    key = str(Path(bundle).resolve())
+    key = str(Path(bundle).resolve())  # a directory: refs are resolved by load_environment
     if key not in _TEMPLATES:
         _TEMPLATES[key] = open_env(bundle)
     return _TEMPLATES[key]
@@ -73,20 +86,25 @@ class BundleTask(vf.Task[BundleData]):
 
 class BundleTasksetConfig(vf.TasksetConfig):
     bundle: str = ""
-    """Path of the bundle directory (digest-checked when loaded)."""
+    """The bundle: a directory, or a registry ref (``name``, ``name@1.2.0``, ``name@sha256:…``); digest-checked."""
+    registry: str = ""
+    """The registry a ref is pulled from (``artifacts/`` when empty)."""
 
 
 class BundleTaskset(vf.Taskset[BundleTask, BundleTasksetConfig]):
     def load(self) -> Iterator[BundleTask]:
         if not self.config.bundle:
             raise ValueError("set the taskset's bundle (a bundle directory)")
-        env = _template(self.config.bundle)
+        path = str(resolve(self.config.bundle, self.config.registry or None).resolve())
+        env = _template(path)
+        system = surface_of(env).system
         for task_id in task_ids(env):
             data = BundleData(
                 id=task_id,
                 name=task_id,
                 prompt=None,
-                bundle=self.config.bundle,
+                system_prompt=system,
+                bundle=path,
                 task_id=task_id,
                 digest=env.bundle.digest,
             )
@@ -135,36 +153,46 @@ class ChatHarness(vf.Harness[ChatHarnessConfig]):
         return ProgramResult(exit_code=0, stdout=reply.choices[0].message.content or "", stderr="")
 
 
-def parse_action(text: str, procedural: bool) -> dict[str, Any] | None:
-    """A reply as an action: the whole text (or a fenced block) as one JSON object; a
-    procedural reply is the answer as it is."""
-    if procedural:
+REPLY_FORM = (
+    'Reply with exactly one JSON object per turn: {"tool": NAME, "arguments": {...}} to call a tool '
+    f"(the answer too: {ANSWER_TOOL}). Tools:"
+)
+BAD_REPLY = f'error: reply with one JSON object, {{"tool": NAME, "arguments": {{...}}}} (the answer: {ANSWER_TOOL})'
+
+
+def parse_action(text: str, env: Any) -> dict[str, Any] | None:
+    """A reply as an environment action: the whole text (or a fenced block) as one JSON call;
+    a procedural reply is the answer as it is."""
+    if is_procedural(env):
         return {"answer": text}
     body = text.strip()
     if body.startswith("```") and body.endswith("```"):
         body = "\n".join(body.splitlines()[1:-1]).strip()
     try:
-        action = json.loads(body)
+        call = json.loads(body)
     except ValueError:
         return None
-    return action if isinstance(action, dict) else None
+    if not isinstance(call, dict):
+        return None
+    if set(call) == {"answer"}:
+        return {"answer": decode_answer(call["answer"])}
+    if isinstance(call.get("tool"), str) and set(call) <= {"tool", "arguments"}:
+        return surface_of(env).action(call["tool"], call.get("arguments", {}))
+    return None
 
 
 def opening(env: Any, instruction: str) -> str:
-    """The first user turn: how to act, the tools (name, description, JSON Schema), the task."""
-    if is_procedural(env):
-        return system_prompt(env) + "\n\n" + instruction
-    tools = "\n".join(json.dumps(spec, sort_keys=True) for spec in tool_specs(env))
-    return (
-        "You are working in a software system through its tools. Reply with exactly one JSON object per "
-        'turn: {"tool": NAME, "arguments": {...}} to call a tool, or {"answer": VALUE} to give the final '
-        "answer (the value asked for, or why the request cannot be carried out), which ends the episode.\n\n"
-        f"Tools:\n{tools}\n\nTask: {instruction}"
-    )
+    """The first user turn: the surface's tools (one JSON object a line), then the task."""
+    surface = surface_of(env)
+    if surface.procedural:
+        return instruction
+    tools = "\n".join(json.dumps(tool, ensure_ascii=False) for tool in surface.tools)
+    return f"{REPLY_FORM}\n{tools}\n\nTask: {instruction}"
 
 
 class BundleEnvConfig(vf.EnvConfig):
-    agent: vf.AgentConfig = vf.AgentConfig()
+    agent: vf.AgentConfig = vf.AgentConfig(harness=ChatHarnessConfig(), runtime=SubprocessConfig())
+    """The in-process harness on a local runtime (the bundle runs host-side; nothing needs a sandbox)."""
     max_turns: int = 32
     """Replies at most; an episode without an answer by then scores 0.0."""
 
@@ -173,41 +201,49 @@ class BundleEnv(vf.Env[BundleEnvConfig]):
     async def run(self, task: Any, agents: Any) -> None:
         import copy
 
-        env = copy.copy(_template(task.data.bundle))
-        procedural = is_procedural(env)
-        obs, _info = env.reset(task_id=task.data.task_id)
-        reward, status, steps = 0.0, "failed", 0
+        episode = Episode(copy.copy(_template(task.data.bundle)), max_steps=self.config.max_turns)
+        instruction, _info = episode.reset(task_id=task.data.task_id)
         async with agents.agent.interaction(task) as interaction:
-            segment = await interaction.turn(opening(env, str(obs.get("instruction", ""))))
+            segment = await interaction.turn(opening(episode.env, instruction))
             for _ in range(self.config.max_turns):
                 if segment.terminated:
                     break
-                action = parse_action(segment.last_reply or "", procedural)
+                action = parse_action(segment.last_reply or "", episode.env)
                 if action is None:
-                    message = 'error: reply with one JSON object, {"tool": ..., "arguments": {...}} or {"answer": ...}'
-                    segment = await interaction.turn(message)
+                    segment = await interaction.turn(BAD_REPLY)
                     continue
-                obs, step_reward, terminated, truncated, info = env.step(action)
-                steps += 1
-                if terminated or truncated:
-                    reward, status = float(step_reward), status_of(float(step_reward), info)
+                text = episode.act(action)
+                if episode.done:
                     break
-                segment = await interaction.turn(render_observation(obs))
-        env.close()
-        if status == "error":
+                segment = await interaction.turn(text)
+        episode.close()
+        if episode.status == "error":
             raise RuntimeError(f"the environment failed to verify task {task.data.task_id} (infrastructure error)")
         trace = interaction.trace
-        trace.record_reward("synthenv_reward", reward)
-        trace.record_metric("synthenv_steps", float(steps))
+        trace.record_reward("synthenv_reward", float(episode.reward or 0.0))
+        trace.record_metric("synthenv_steps", float(episode.steps))
+
+
+def _local_agent() -> vf.AgentConfig:
+    return vf.AgentConfig(harness=ChatHarnessConfig(), runtime=SubprocessConfig())
 
 
 def env_config(bundle: str | Path, max_turns: int = 32) -> BundleEnvConfig:
     """The run config: this taskset over ``bundle``, the in-process harness, a local runtime."""
-    agent = vf.AgentConfig(harness=ChatHarnessConfig(), runtime=SubprocessConfig())
+    agent = _local_agent()
     taskset = BundleTasksetConfig(id=PLUGIN_ID, bundle=str(bundle))
     return BundleEnvConfig(id=PLUGIN_ID, taskset=taskset, agent=agent, max_turns=max_turns)
 
 
-def load_environment(bundle: str | Path, max_turns: int = 32) -> BundleEnv:
-    """A ``vf.Env`` over ``bundle`` (``load_environment`` is verifiers' conventional entry)."""
-    return BundleEnv(env_config(bundle, max_turns))
+def load_environment(
+    bundle: str | Path | None = None, max_turns: int = 32, registry: str | None = None, **_: Any
+) -> BundleEnv:
+    """A ``vf.Env`` over ``bundle``: a directory or a registry ref (``name``, ``name@1.2.0``, …) pulled
+    from ``registry`` (``artifacts/`` by default); ``$SYNTHENV_BUNDLE`` when none is given
+    (``load_environment`` is verifiers' conventional entry)."""
+    import os
+
+    bundle = bundle or os.environ.get("SYNTHENV_BUNDLE")
+    if not bundle:
+        raise ValueError("give the bundle: load_environment(bundle=...) or $SYNTHENV_BUNDLE")
+    return BundleEnv(env_config(resolve(bundle, registry).resolve(), max_turns))
