@@ -209,6 +209,8 @@ class Episode:
         self.status: Status | None = None
         self.reward: float | None = 0.0
         self.steps = 0
+        self.info: dict[str, Any] = {}
+        """The trainer-side ``info`` of the last step (never shown to the agent)."""
 
     def reset(self, task_id: str | None = None, seed: int | None = None) -> tuple[str, dict[str, Any]]:
         """Start a task; returns the instruction text and the trainer-side ``info``."""
@@ -224,8 +226,10 @@ class Episode:
     def act(self, action: Any) -> str:
         """An environment action; returns the observation text the model reads next."""
         if self.done:
+            self.info = {"episode_over": True, "status": self.status}
             return EPISODE_OVER_TEXT
         obs, reward, terminated, truncated, info = self._stepper.step(action)
+        self.info = info
         self.steps += 1
         if terminated or truncated:
             self.done = True
