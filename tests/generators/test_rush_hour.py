@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
+from typing import Any
 
 from generators.dataset import create_dataset, score
 
@@ -19,7 +20,7 @@ def _lot(cars: dict[str, list[int]]) -> dict[tuple[int, int], str]:
 
 def _shortest(cars: dict[str, list[int]]) -> list[str]:
     start = tuple(sorted((k, tuple(v)) for k, v in cars.items()))
-    seen = {start: []}
+    seen: dict[Any, list[str]] = {start: []}
     queue = deque([start])
     while queue:
         state = queue.popleft()
