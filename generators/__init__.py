@@ -1,4 +1,5 @@
-"""Procedural reasoning generators: task families with difficulty levels and a curriculum.
+"""Procedural reasoning generators: task families with difficulty levels (and a continuous
+difficulty between them) and curricula.
 
 Everything public loads lazily (module ``__getattr__``) so ``import generators`` costs
 almost nothing and imports no family module; families are imported when first asked for.
@@ -24,6 +25,7 @@ _EXPORTS = {
     "InsufficientUniqueItems": "generators.dataset",
     "score": "generators.dataset",
     "Curriculum": "generators.curriculum",
+    "AdaptiveCurriculum": "generators.adaptive",
     "extract_answer": "generators.answers",
     "compare": "generators.answers",
     "GENERATOR_VERSION": "generators.base",

@@ -168,7 +168,8 @@ def check(
 ) -> None:
     """Re-prove every task: gold replay scores 1.0, every exploit of the library 0.0. Exit 1 on any failure.
 
-    A procedural bundle: every item's gold answer must score 1.0 and a junk answer 0.0."""
+    A procedural bundle: every item's gold answer must score 1.0 and junk 0.0, and a 1 MiB
+    answer must score within 50 ms (``generators.soundness.check_bundle``)."""
     from pipeline.cli.common import bundle_kind, open_bundle
 
     opened = open_bundle(bundle, command="check")
@@ -197,15 +198,16 @@ def check(
 
 
 def _check_procedural(bundle: Any, as_json: bool) -> None:
-    from pipeline.runtime.procedural import check_items
+    from generators.soundness import check_bundle
 
-    report = check_items(bundle)
+    report = check_bundle(bundle)
     if as_json:
         emit_json(report)
     else:
+        worst = report["huge_answer_worst"]
         out.print(
             f"{plain(report['bundle'])} {report['digest']}: {report['passed']}/{report['tasks']} items "
-            f"(gold 1.0, junk 0.0)"
+            f"(gold 1.0, junk 0.0; slowest 1 MiB answer {worst['ms']} ms: {worst['family']} {worst['shape']})"
         )
         for task_id, reason in report["failures"].items():
             out.print(f"  [red]FAIL[/] {plain(task_id)}: {plain(reason)}")
