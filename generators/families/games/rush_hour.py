@@ -94,6 +94,14 @@ def _blocked(cars: dict[str, Car], board: list[list[str]]) -> bool:
     return a_end < SIZE - 1 and any(ch != EMPTY for ch in board[EXIT_ROW][a_end + 1 :])
 
 
+def _closes(cars: dict[str, Car], letter: str, amount: int) -> bool:
+    """Whether sliding ``letter`` by ``amount`` parks a vertical car across the exit row
+    between A and the exit (once the walk is long enough, such slides are preferred)."""
+    r, c, length, horizontal = cars[letter]
+    a_end = cars["A"][1] + 1
+    return not horizontal and c > a_end and r + amount <= EXIT_ROW < r + amount + length and a_end < SIZE - 1
+
+
 def _options(cars: dict[str, Car], board: list[list[str]], last: str) -> list[tuple[str, int]]:
     """Every legal backward slide (car, amount), in letter order; A only leftwards, and not the
     car moved last (two slides in a row would be one). A's slides are listed three times:
@@ -119,18 +127,23 @@ def _options(cars: dict[str, Car], board: list[list[str]], last: str) -> list[tu
 
 
 def _place(rng: random.Random, count: int) -> dict[str, Car]:
+    """A at the exit, then up to ``count`` cars at random free spots. The cell left of A
+    starts free (so A can leave the exit), and B stands upright in one of the two columns A
+    covers (so some car can come between A and the exit once A has moved)."""
     cars: dict[str, Car] = {"A": [EXIT_ROW, SIZE - 2, 2, 1]}
-    taken = set(_cells(cars["A"]))
-    for letter in LETTERS[1 : count + 1]:
+    taken = {*_cells(cars["A"]), (EXIT_ROW, SIZE - 3)}
+    for index, letter in enumerate(LETTERS[1 : count + 1]):
         for _ in range(50):
             length = 3 if rng.random() < 0.25 else 2
-            horizontal = int(rng.random() < 0.5)
+            horizontal = 0 if index == 0 else int(rng.random() < 0.5)
             if horizontal:
                 r, c = rng.randrange(SIZE), rng.randrange(SIZE - length + 1)
                 if r == EXIT_ROW:
                     continue  # only A drives along the exit row, so A can always leave
             else:
                 r, c = rng.randrange(SIZE - length + 1), rng.randrange(SIZE)
+                if index == 0:
+                    c = rng.choice((SIZE - 2, SIZE - 1))
             car = [r, c, length, horizontal]
             cells = _cells(car)
             if not taken.intersection(cells):
@@ -146,12 +159,16 @@ def generate(config: Config, rng: random.Random) -> Problem:
         board = _board(cars)
         moves: list[tuple[str, int]] = []
         # Backwards, A only ever moves left (moving it right again would undo progress). The
-        # walk makes at least ``walk`` slides and goes on (up to three times as many) until A
-        # is off the exit with a car between it and the exit; the slides made are the budget.
-        while len(moves) < 3 * config.walk:
+        # walk makes at least ``walk`` slides and goes on (up to twice as many, preferring
+        # slides that park a car in A's way) until A is off the exit with a car between it and
+        # the exit; the slides made are the budget.
+        while len(moves) < 2 * config.walk:
             if len(moves) >= config.walk and _blocked(cars, board):
                 break
             options = _options(cars, board, moves[-1][0] if moves else "")
+            if len(moves) >= config.walk:
+                closing = [option for option in options if _closes(cars, *option)]
+                options = closing or options
             if not options:
                 break
             letter, amount = rng.choice(options)
