@@ -65,7 +65,9 @@ HUGE_SHAPES: dict[str, Callable[[str, int], str]] = {
     "tagged": lambda gold, size: "<answer>" + _fill("1 2 ", size - 17) + "</answer>",
     "open_tags": lambda gold, size: _fill("<answer>", size),
     "open_braces": lambda gold, size: _fill("\\boxed{", size),
-    "nested_braces": lambda gold, size: "\\boxed{" + _fill("{", (size - 7) // 2) + _fill("}", size - 7 - (size - 7) // 2),
+    "nested_braces": lambda gold, size: (
+        "\\boxed{" + _fill("{", (size - 7) // 2) + _fill("}", size - 7 - (size - 7) // 2)
+    ),
     "answer_lines": lambda gold, size: _fill("Answer: ", size),
     "assignments": lambda gold, size: _fill("x=1, ", size),
     "spaces": lambda gold, size: _fill(" ", size - 1) + "1",

@@ -93,6 +93,7 @@ def generate(config: Config, rng: random.Random) -> Problem:
 
 FAMILY = Family(
     name=NAME,
+    counterpart="reasoning_gym:simple_equations",
     description="Solve a linear equation in x, built backwards from its solution.",
     config=Config,
     levels=LEVELS,

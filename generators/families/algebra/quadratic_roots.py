@@ -103,6 +103,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
 
 FAMILY = Family(
     name=NAME,
+    counterpart="reasoning_gym:polynomial_equations",
     description="Integer roots of a quadratic built from its factors.",
     config=Config,
     levels=LEVELS,

@@ -84,6 +84,7 @@ def generate(config: Config, rng: random.Random) -> Problem:
 
 FAMILY = Family(
     name=NAME,
+    counterpart="reasoning_gym:letter_jumble",
     description="Unscramble letters into common English words (unique solution within the word list).",
     config=Config,
     levels=LEVELS,

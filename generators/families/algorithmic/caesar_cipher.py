@@ -162,6 +162,7 @@ def generate(config: Config, rng: random.Random) -> Problem:
 
 FAMILY = Family(
     name=NAME,
+    counterpart="reasoning_gym:caesar_cipher",
     description="Decode a Caesar-shifted message (shift given, a crib word given, or no hint).",
     config=Config,
     levels=LEVELS,

@@ -86,6 +86,7 @@ def generate(config: Config, rng: random.Random) -> Problem:
 
 FAMILY = Family(
     name=NAME,
+    counterpart="reasoning_gym:number_sorting",
     description="Sort a list of integers or decimals ascending or descending.",
     config=Config,
     levels=LEVELS,

@@ -226,6 +226,7 @@ def generate(config: Config, rng: random.Random) -> Problem:
 
 FAMILY = Family(
     name=NAME,
+    counterpart="reasoning_gym:string_manipulation",
     description="Execute a chain of exact string operations (reversals, case changes, deletions, ...).",
     config=Config,
     levels=LEVELS,

@@ -73,6 +73,7 @@ def generate(config: Config, rng: random.Random) -> Problem:
 
 FAMILY = Family(
     name=NAME,
+    counterpart="reasoning_gym:base_conversion",
     description="Convert integers between bases 2..36.",
     config=Config,
     levels=LEVELS,

@@ -114,6 +114,7 @@ def generate(config: Config, rng: random.Random) -> Problem:
 
 FAMILY = Family(
     name=NAME,
+    counterpart="reasoning_gym:basic_arithmetic",
     description="Exact value of an arithmetic expression with + - * / and parentheses.",
     config=Config,
     levels=LEVELS,

@@ -112,6 +112,7 @@ def generate(config: Config, rng: random.Random) -> Problem:
 
 FAMILY = Family(
     name=NAME,
+    counterpart="reasoning_gym:calendar_arithmetic",
     description="Weekday or date a given number of days before or after a date.",
     config=Config,
     levels=LEVELS,

@@ -102,6 +102,7 @@ def generate(config: Config, rng: random.Random) -> Problem:
 
 FAMILY = Family(
     name=NAME,
+    counterpart="reasoning_gym:dice",
     description="Exact probabilities of sum, maximum and distinctness events on fair dice.",
     config=Config,
     levels=LEVELS,

@@ -105,6 +105,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
 
 FAMILY = Family(
     name=NAME,
+    counterpart="reasoning_gym:fraction_simplification",
     description="Reduce fractions to lowest terms, alone or after combining several.",
     config=Config,
     levels=LEVELS,

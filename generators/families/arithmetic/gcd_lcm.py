@@ -59,6 +59,7 @@ def generate(config: Config, rng: random.Random) -> Problem:
 
 FAMILY = Family(
     name=NAME,
+    counterpart="reasoning_gym:gcd",
     description="GCD or LCM of two to five integers with a planted common factor.",
     config=Config,
     levels=LEVELS,

@@ -106,6 +106,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
 
 FAMILY = Family(
     name=NAME,
+    counterpart="reasoning_gym:prime_factorization",
     description="Prime factorisation of a number built from random primes.",
     config=Config,
     levels=LEVELS,

@@ -150,6 +150,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
 
 FAMILY = Family(
     name=NAME,
+    counterpart="reasoning_gym:time_intervals",
     description="Clock times and durations across midnight, 24- and 12-hour clocks.",
     config=Config,
     levels=LEVELS,

@@ -127,6 +127,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
 
 FAMILY = Family(
     name=NAME,
+    counterpart="reasoning_gym:countdown",
     description="Countdown numbers game: reach the target using given numbers at most once each; any valid "
     "expression counts.",
     config=Config,

@@ -112,6 +112,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
 
 FAMILY = Family(
     name=NAME,
+    counterpart="reasoning_gym:puzzle24",
     description="Combine every given number once with + - * / to reach the target; any valid expression counts.",
     config=Config,
     levels=LEVELS,

@@ -196,6 +196,7 @@ def wrong_answers(item: Mapping[str, Any]) -> list[str]:
 
 FAMILY = Family(
     name=NAME,
+    counterpart="reasoning_gym:maze",
     description="A shortest route from S to G in a text grid maze as U/D/L/R moves (any one, replayed).",
     config=Config,
     levels=LEVELS,

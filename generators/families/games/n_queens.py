@@ -193,6 +193,7 @@ def wrong_answers(item: Mapping[str, Any]) -> list[str]:
 
 FAMILY = Family(
     name=NAME,
+    counterpart="reasoning_gym:n_queens",
     description="Complete an N-queens placement with given queens and blocked squares; any valid answer counts.",
     config=Config,
     levels=LEVELS,

@@ -310,6 +310,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
 
 FAMILY = Family(
     name=NAME,
+    counterpart="reasoning_gym:sudoku",
     description="Solve a Sudoku (4x4, 6x6 or 9x9) with a unique solution; answer the full grid rows.",
     config=Config,
     levels=LEVELS,

@@ -185,6 +185,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
 
 FAMILY = Family(
     name=NAME,
+    counterpart="reasoning_gym:tower_of_hanoi",
     description="Tower of Hanoi from a full tower or an arbitrary position: optimal move list or move count.",
     config=Config,
     levels=LEVELS,

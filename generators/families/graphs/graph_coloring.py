@@ -168,6 +168,7 @@ def wrong_answers(item: Mapping[str, Any]) -> list[str]:
 
 FAMILY = Family(
     name=NAME,
+    counterpart="reasoning_gym:graph_color",
     description="Give a proper colouring of a graph with a fixed number of colours.",
     config=Config,
     levels=LEVELS,

@@ -171,6 +171,7 @@ def generate(config: Config, rng: random.Random) -> Problem:
 
 FAMILY = Family(
     name=NAME,
+    counterpart="reasoning_gym:shortest_path",
     description="Weighted shortest-path distance on a random (directed) graph.",
     config=Config,
     levels=LEVELS,

@@ -125,6 +125,7 @@ def generate(config: Config, rng: random.Random) -> Problem:
 
 FAMILY = Family(
     name=NAME,
+    counterpart="reasoning_gym:number_sequence",
     description="Next term of arithmetic, geometric, polynomial, Fibonacci-like and mixed sequences.",
     config=Config,
     levels=LEVELS,

@@ -207,6 +207,7 @@ def generate(config: Config, rng: random.Random) -> Problem:
 
 FAMILY = Family(
     name=NAME,
+    counterpart="reasoning_gym:knights_knaves",
     description="Knights and knaves puzzles with a unique solution; name all knights.",
     config=Config,
     levels=LEVELS,

@@ -230,6 +230,7 @@ def wrong_answers(item: Mapping[str, Any]) -> list[str]:
 
 FAMILY = Family(
     name=NAME,
+    counterpart="reasoning_gym:propositional_logic",
     description="Decide CNF satisfiability and give a satisfying assignment when one exists.",
     config=Config,
     levels=LEVELS,

@@ -332,6 +332,7 @@ def generate(config: Config, rng: random.Random) -> Problem:
 
 FAMILY = Family(
     name=NAME,
+    counterpart="reasoning_gym:syllogism",
     description="Decide which candidate categorical conclusions follow from chained premises.",
     config=Config,
     levels=LEVELS,

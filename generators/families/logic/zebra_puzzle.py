@@ -351,6 +351,7 @@ def generate(config: Config, rng: random.Random) -> Problem:
 
 FAMILY = Family(
     name=NAME,
+    counterpart="reasoning_gym:zebra_puzzles",
     description="Zebra/Einstein logic-grid puzzles with a unique solution; list one attribute house by house.",
     config=Config,
     levels=LEVELS,
