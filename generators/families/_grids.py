@@ -4,9 +4,9 @@ layout, the rule-identifiability check and the one grid scorer.
 A grid answer spans several lines, which the single-line conventions of
 :func:`generators.answers.extract_answer` cannot carry on their own: a bare grid's last line
 is only its last row. :func:`parse_answer_grid` therefore reads a tagged or boxed answer
-through ``extract_answer`` and otherwise takes the block of grid rows that ends the
-response (optionally headed by an "Answer:"/"Output:" line). The comparison is exact: same
-number of rows, same cells, same order. Work is bounded by the gold's size before any
+whole (where ``extract_answer`` would look) and otherwise takes the block of grid rows that
+ends the response (optionally headed by an "Answer:"/"Output:" line). The comparison is
+exact: same number of rows, same cells, same order. Work is bounded by the gold's size before any
 parsing, so a megabyte answer is refused in linear time.
 """
 
@@ -16,8 +16,6 @@ import functools
 import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
-
-from generators.answers import extract_answer
 
 Grid = tuple[tuple[int, ...], ...]
 """Rows of colour numbers 0..9; 0 is the background."""
@@ -130,7 +128,7 @@ def _row(line: str, alphabet: frozenset[str]) -> tuple[str, ...] | None:
 
 def _header_rest(line: str) -> str | None:
     """The text after an "Answer:"/"Output:" header, or None when the line is no header."""
-    stripped = line.strip().strip("*#>_ ")
+    stripped = line.strip().lstrip("*#>_ ")  # markdown decoration in front; '#' may end a row
     lower = stripped.lower()
     for header in _HEADERS:
         if lower.startswith(header):
@@ -155,22 +153,42 @@ def _rows(lines: Sequence[str], alphabet: frozenset[str]) -> tuple[tuple[str, ..
     return tuple(out) or None
 
 
+def _tagged(text: str) -> str | None:
+    """The last ``<answer>...</answer>`` content, else the last ``\\boxed{...}`` one, or None.
+
+    The same places ``extract_answer`` looks, found with ``rfind`` only; its clean-up is not
+    applied, as it drops a trailing period, which in a picture is a cell. A grid holds no
+    braces, so a box runs to the last closing brace.
+    """
+    lowered = text.lower()
+    close = lowered.rfind("</answer>")
+    if close != -1:
+        start = lowered.rfind("<answer>", 0, close)
+        if start != -1:
+            return text[start + len("<answer>") : close]
+    start = max(text.rfind("\\boxed{"), text.rfind("\\fbox{"))
+    if start == -1:
+        return None
+    begin = text.index("{", start) + 1
+    close = text.rfind("}")
+    return text[begin:close] if close >= begin else None
+
+
 def parse_answer_grid(
     answer_text: Any, alphabet: frozenset[str], max_rows: int, max_chars: int
 ) -> tuple[tuple[str, ...], ...] | None:
     """The grid a response ends with, as rows of cell characters, or None.
 
-    A tagged (``<answer>``) or boxed answer is read whole through ``extract_answer`` and
-    must be nothing but rows (code fences and an "Answer:" header allowed). Otherwise the
-    trailing block of row lines is the answer. Only the last ``max_chars`` characters are
-    looked at, and a block of more than ``max_rows`` lines is refused unread.
+    A tagged (``<answer>``) or boxed answer is read whole and must be nothing but rows
+    (code fences and an "Answer:" header allowed). Otherwise the trailing block of row lines
+    is the answer. Only the last ``max_chars`` characters are looked at, and a block of more
+    than ``max_rows`` lines is refused unread.
     """
     if not isinstance(answer_text, str):
         return None
     tail = answer_text[-max_chars:]
-    lowered = tail.lower()
-    if "</answer>" in lowered or "\\boxed{" in tail or "\\fbox{" in tail:
-        content = extract_answer(tail)
+    content = _tagged(tail)
+    if content is not None:
         lines = [line for line in content.splitlines() if line.strip() and not line.strip().startswith("```")]
         if lines and not _row_like(lines[0], alphabet):
             rest = _header_rest(lines[0])
