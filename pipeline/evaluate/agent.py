@@ -1,8 +1,9 @@
 """Who acts in an episode: the policy contract, and the standard tool-calling LLM agent.
 
 A :class:`Policy` makes one :class:`Agent` per episode from an :class:`EpisodeStart`:
-the instruction, the tools in OpenAI's function format and nothing else an agent may not
-see (no expected answer, no verifier, no knobs). Only a policy that declares
+the system text, the instruction, the tools in OpenAI's function format (all three from
+:mod:`pipeline.surface`, as every trainer adapter shows them) and nothing else an agent may
+not see (no expected answer, no verifier, no knobs). Only a policy that declares
 ``needs_reference`` (the reference-solution upper bound) is handed the task's reference
 solution, through a separate field the LLM agent never reads.
 
@@ -19,6 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from pipeline.evaluate.config import EvalConfig
+from pipeline.surface import ANSWER_TOOL, OBSERVATION_BUDGET, render_observation
+from pipeline.surface import answer_tool as answer_tool_spec
 
 
 @dataclass(frozen=True)
@@ -55,6 +58,8 @@ class EpisodeStart:
     """OpenAI function tools, the answer tool last."""
     procedural: bool
     reference: Reference | None = None
+    system: str = ""
+    """The system text (the surface's, or the config's override)."""
 
 
 @dataclass
@@ -86,51 +91,21 @@ class AgentError(RuntimeError):
     timeout): the episode is an infrastructure error, never scored."""
 
 
-def openai_tools(specs: list[dict[str, Any]], answer_tool: str) -> list[dict[str, Any]]:
-    """The bundle's tools (``{name, description, parameters}``) and the answer tool, in OpenAI's format."""
-    if any(s["name"] == answer_tool for s in specs):
-        raise ValueError(f"the bundle has a tool named {answer_tool!r}, which the evaluation uses for answers")
-    answer = {
-        "name": answer_tool,
-        "description": "Give the final answer and end the episode.",
-        "parameters": {
-            "type": "object",
-            "properties": {
-                "answer": {
-                    "type": "string",
-                    "description": "The final answer: the value asked for, or the refusal the request describes.",
-                }
-            },
-            "required": ["answer"],
-            "additionalProperties": False,
-        },
-    }
-    return [
-        {
-            "type": "function",
-            "function": {"name": s["name"], "description": s["description"], "parameters": s["parameters"]},
-        }
-        for s in [*specs, answer]
-    ]
+def openai_tools(tools: list[dict[str, Any]], answer_tool: str = ANSWER_TOOL) -> list[dict[str, Any]]:
+    """Surface tools (``{name, description, parameters}``, the answer tool last) in OpenAI's format.
+
+    A procedural bundle's surface has no tools (it is answered in text); the loop still offers the
+    answer tool there, since a tool-calling request needs at least one tool.
+    """
+    listed = list(tools) or [answer_tool_spec()]
+    if listed[-1]["name"] != answer_tool or any(t["name"] == answer_tool for t in listed[:-1]):
+        raise ValueError(f"the answer tool {answer_tool!r} must be last and only there")
+    return [{"type": "function", "function": dict(t)} for t in listed]
 
 
-def dumps(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str, separators=(",", ":"))
-
-
-def render(obs: dict[str, Any], limit: int = 20_000) -> str:
-    """An observation as the text the model reads next (results as compact JSON, errors prefixed),
-    cut at ``limit`` characters with a note saying so."""
-    kind = obs.get("type")
-    if kind == "tool_result":
-        text = dumps(obs.get("result"))
-    elif kind in ("tool_error", "error"):
-        text = "error: " + dumps(obs.get("error"))
-    else:
-        text = dumps(obs)
-    if len(text) <= limit:
-        return text
-    return text[:limit] + f"… [cut: {len(text) - limit} more characters; narrow the request]"
+def render(obs: dict[str, Any], limit: int = OBSERVATION_BUDGET, arguments: Any = None) -> str:
+    """An observation as the text the model reads next (:func:`pipeline.surface.render_observation`)."""
+    return render_observation(obs, arguments, limit)
 
 
 def parse_arguments(text: str) -> Any:
@@ -155,7 +130,7 @@ class LLMAgent:
 
     def __post_init__(self) -> None:
         self.messages = [
-            {"role": "system", "content": self.config.prompt(self.start.procedural)},
+            {"role": "system", "content": self.start.system},
             {"role": "user", "content": self.start.instruction},
         ]
 

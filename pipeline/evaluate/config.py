@@ -1,6 +1,6 @@
 """The evaluation config: everything about the agent loop that can move a score, pinned and named.
 
-Two runs are comparable only when they ran the same loop: the same system prompt, sampling
+Two runs are comparable only when they ran the same loop: the same system text, sampling
 temperature, step budget, tool-call format and answer convention. All of it lives in one
 frozen :class:`EvalConfig`; its :meth:`~EvalConfig.config_id` (a hash of its canonical
 JSON) is recorded with every episode and in every report, and a resumed run refuses a
@@ -17,20 +17,11 @@ from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Literal
 
-CONFIG_VERSION = "agent-loop/1"
-ANSWER_TOOL = "submit_answer"
-"""The tool that ends an episode with a final answer (tool-use bundles' answers travel as a tool call)."""
+from pipeline.surface import ANSWER_TOOL, OBSERVATION_BUDGET
 
-TOOL_USE_PROMPT = (
-    "You are working in a software system through its tools. Call tools to look things up and make the "
-    f"changes the request needs, then call {ANSWER_TOOL} exactly once with your final answer: the value "
-    "asked for, or, if the request cannot be carried out, the refusal in the form the request describes. "
-    "Change nothing a request does not ask for. The episode ends with that call."
-)
-PROCEDURAL_PROMPT = (
-    f"Solve the problem. Give your final answer by calling {ANSWER_TOOL}, or end your reply with the answer "
-    "inside <answer></answer> tags; only the final answer counts."
-)
+CONFIG_VERSION = "agent-loop/2"
+"""``agent-loop/2``: the system text, tools and observations are :mod:`pipeline.surface`'s (the same
+every trainer adapter shows), observations are cut at 6,000 characters with a pointer to the rest."""
 
 
 @dataclass(frozen=True)
@@ -38,8 +29,11 @@ class EvalConfig:
     """How the agent loop runs; hashed into :meth:`config_id`."""
 
     version: str = CONFIG_VERSION
-    tool_use_prompt: str = TOOL_USE_PROMPT
-    procedural_prompt: str = PROCEDURAL_PROMPT
+    tool_use_prompt: str | None = None
+    """A system text replacing the surface's for tool-use bundles; None: the surface's own (see
+    :func:`pipeline.surface.system_text`, the text every trainer adapter shows)."""
+    procedural_prompt: str | None = None
+    """The same for procedural bundles."""
     temperature: float = 0.0
     max_tokens: int | None = 2048
     max_steps: int = 30
@@ -51,9 +45,9 @@ class EvalConfig:
     text_reply: Literal["answer", "nudge"] = "answer"
     """A reply with no tool call: ``answer`` takes its text as the final answer; ``nudge`` tells the model
     to call a tool (costs a step)."""
-    observation_chars: int = 20_000
-    """Longest observation text shown to the model; a longer one is cut and says so (a page of 50 wide rows
-    fits; a runaway result does not overflow the context)."""
+    observation_chars: int = OBSERVATION_BUDGET
+    """Longest observation text shown to the model; a longer one is cut and says how to fetch the rest
+    (the surface's budget by default, so an evaluation reads what training reads)."""
     request_timeout: float = 120.0
     """Seconds per model request; one that never answers is an infrastructure error, not a failure."""
     retries: int = 2
@@ -87,8 +81,10 @@ class EvalConfig:
         text = json.dumps(self.as_dict(), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         return "evalcfg-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
-    def prompt(self, procedural: bool) -> str:
-        return self.procedural_prompt if procedural else self.tool_use_prompt
+    def prompt(self, procedural: bool, surface_text: str) -> str:
+        """The system text of an episode: this config's override, else the surface's ``surface_text``."""
+        override = self.procedural_prompt if procedural else self.tool_use_prompt
+        return override if override is not None else surface_text
 
     def with_overrides(self, **changes: Any) -> EvalConfig:
         """A copy with the given fields changed (``None`` values are ignored: "not given")."""

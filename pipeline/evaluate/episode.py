@@ -20,8 +20,10 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from pipeline.evaluate import trajectory
-from pipeline.evaluate.agent import AgentError, EpisodeStart, Policy, Reference, Usage, openai_tools, render
+from pipeline.evaluate.agent import AgentError, EpisodeStart, Policy, Reference, Usage, openai_tools
 from pipeline.evaluate.config import EvalConfig
+from pipeline.integrations.episode import verdict_status
+from pipeline.surface import Surface, decode_answer, surface_of
 
 
 @dataclass
@@ -56,14 +58,18 @@ def episode_seed(digest: str, task_id: str, trial: int) -> int:
     return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "big")
 
 
-def reference_of(env: Any, task_id: str) -> Reference:
-    """The task's reference solution (trainer-side: only the upper-bound policy is given it)."""
+def reference_of(env: Any, task_id: str, surface: Surface | None = None) -> Reference:
+    """The task's reference solution (trainer-side: only the upper-bound policy is given it), its calls
+    written as a model writes them with ``surface``'s tools (so the upper bound goes through them too)."""
     for task in env.tasks:
         if isinstance(task, dict):  # a procedural item
             if task["id"] == task_id:
                 return Reference((), task["answer"])
         elif task.id == task_id:
-            return Reference(tuple((c.tool, dict(c.arguments)) for c in task.solution), task.answer)
+            calls = [(c.tool, dict(c.arguments)) for c in task.solution]
+            if surface is not None:
+                calls = [(tool, surface.surface_arguments(tool, args)) for tool, args in calls]
+            return Reference(tuple(calls), task.answer)
     raise ValueError(f"unknown task {task_id!r}")
 
 
@@ -81,14 +87,17 @@ def run_episode(env: Any, writer: Any, policy: Policy, config: EvalConfig, task_
     began = time.perf_counter()
     logged = trajectory.record(env, writer)
     obs, info = logged.reset(task_id=task_id)
+    surface = surface_of(env, config.observation_chars)
+    procedural = is_procedural(env)
     start = EpisodeStart(
         task_id=task_id,
         trial=trial,
         seed=episode_seed(env.bundle.digest, task_id, trial),
         instruction=str(obs["instruction"]),
-        tools=openai_tools(specs_of(env), config.answer_tool),
-        procedural=is_procedural(env),
-        reference=reference_of(env, task_id) if policy.needs_reference else None,
+        tools=openai_tools(surface.tools, config.answer_tool),
+        procedural=procedural,
+        reference=reference_of(env, task_id, surface) if policy.needs_reference else None,
+        system=config.prompt(procedural, surface.system),
     )
     result = EpisodeResult(task_id, trial, str(info["family"]), int(info["level"]), "failed", 0.0, 0, 0, 0, "max_steps")
     result.episode = logged._episode
@@ -104,7 +113,7 @@ def run_episode(env: Any, writer: Any, policy: Policy, config: EvalConfig, task_
                 break
             feedback = []
             if turn.final:
-                _finish(logged, result, {"answer": turn.answer})
+                _finish(logged, result, {"answer": turn.answer}, task_id)
                 break
             if not turn.calls:  # a nudge: the turn cost a step and did nothing
                 result.steps += 1
@@ -114,14 +123,15 @@ def run_episode(env: Any, writer: Any, policy: Policy, config: EvalConfig, task_
                     break
                 args = call.arguments
                 if call.name == config.answer_tool and isinstance(args, dict) and set(args) == {"answer"}:
-                    _finish(logged, result, {"answer": args["answer"]})
+                    _finish(logged, result, {"answer": decode_answer(args["answer"])}, task_id)
                     break
-                obs = _step(logged, {"tool": call.name, "arguments": args})  # a malformed call too: the env says why
+                action = surface.action(call.name, args)  # a malformed call too: the env says why
+                obs = _step(logged, action)
                 result.steps += 1
                 result.tool_calls += 1
                 if obs.get("type") in ("tool_error", "error"):
                     result.tool_errors += 1
-                feedback.append((call.id, render(obs, config.observation_chars)))
+                feedback.append((call.id, surface.observe(obs, action)))
         else:
             if result.end == "max_steps":
                 trajectory.cut(logged, "failed", f"no answer within {config.max_steps} steps")
@@ -145,13 +155,14 @@ def _step(logged: Any, action: dict[str, Any]) -> Any:
     return obs
 
 
-def _finish(logged: Any, result: EpisodeResult, action: dict[str, Any]) -> None:
-    """Score the final answer; the verifier's own ``error`` status stays an error."""
+def _finish(logged: Any, result: EpisodeResult, action: dict[str, Any], task_id: str) -> None:
+    """Score the final answer; the verifier's own ``error`` status stays an error, and so does a
+    verdict on another task than ``task_id`` (masked, never scored)."""
     try:
         _, reward, _, _, info = logged.step(action)
     except Exception as exc:
         raise EnvironmentFailure(f"{type(exc).__name__}: {exc}") from exc
     result.steps += 1
     result.reward = float(reward)
-    result.status = trajectory.status_of(float(reward), info)
+    result.status = verdict_status(float(reward), info, task_id)
     result.end = "verifier" if result.status == "error" else "answer"
