@@ -1,0 +1,323 @@
+"""Name the relationship between two people of a family described in sentences.
+
+A three-generation family is described as marriages and children ("Ann is married to
+Tom. They have a son, Bob."); the question asks what one person is to another (mother,
+grandson, aunt, cousin, father-in-law, ...). The family is a graph of marriage and
+parent edges and the answer is a short path read off it. The relationship asked is drawn
+uniformly among those present before a pair is picked, so answers are spread (a constant
+word earns about 1/20). Harder levels have more children per couple and more married
+children, so the description is longer and the path to read is longer.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from generators.answers import extract_answer, normalize_text
+from generators.base import Family, Knobs, Problem
+
+NAME = "family_relationships"
+
+MALE = [
+    "Adam",
+    "Ben",
+    "Carl",
+    "Dan",
+    "Eli",
+    "Finn",
+    "Gus",
+    "Hank",
+    "Ivan",
+    "Jack",
+    "Karl",
+    "Liam",
+    "Max",
+    "Ned",
+    "Owen",
+    "Paul",
+    "Quinn",
+    "Ray",
+    "Sam",
+    "Tom",
+    "Umar",
+    "Vic",
+    "Walt",
+    "Xavier",
+    "Yusuf",
+    "Zane",
+    "Abel",
+    "Boris",
+    "Cole",
+    "Dean",
+    "Emil",
+    "Felix",
+    "Glen",
+    "Hugo",
+    "Igor",
+    "Joel",
+    "Kurt",
+    "Leon",
+    "Milo",
+    "Nick",
+    "Otto",
+    "Pete",
+    "Rick",
+    "Seth",
+]
+FEMALE = [
+    "Alice",
+    "Beth",
+    "Cara",
+    "Dora",
+    "Emma",
+    "Fay",
+    "Gina",
+    "Hana",
+    "Iris",
+    "Jane",
+    "Kate",
+    "Lily",
+    "Mia",
+    "Nora",
+    "Olga",
+    "Pia",
+    "Rosa",
+    "Sara",
+    "Tina",
+    "Uma",
+    "Vera",
+    "Wendy",
+    "Xena",
+    "Yara",
+    "Zoe",
+    "Ada",
+    "Bella",
+    "Cleo",
+    "Diana",
+    "Elsa",
+    "Flora",
+    "Grace",
+    "Hilda",
+    "Ida",
+    "Julia",
+    "Kira",
+    "Lena",
+    "Maya",
+    "Nina",
+    "Opal",
+    "Petra",
+    "Ruth",
+    "Sofia",
+]
+
+_WORDS: dict[str, tuple[str, str]] = {
+    "spouse": ("husband", "wife"),
+    "parent": ("father", "mother"),
+    "child": ("son", "daughter"),
+    "sibling": ("brother", "sister"),
+    "grandparent": ("grandfather", "grandmother"),
+    "grandchild": ("grandson", "granddaughter"),
+    "pibling": ("uncle", "aunt"),
+    "nibling": ("nephew", "niece"),
+    "cousin": ("cousin", "cousin"),
+    "parent_in_law": ("father-in-law", "mother-in-law"),
+    "child_in_law": ("son-in-law", "daughter-in-law"),
+    "sibling_in_law": ("brother-in-law", "sister-in-law"),
+}
+
+
+@dataclass
+class Person:
+    name: str
+    male: bool
+    spouse: Person | None = None
+    parents: tuple[Person, ...] = ()
+    children: list[Person] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Config(Knobs):
+    RANGES: ClassVar = {"max_children": (1, 5), "married_share": (0.0, 1.0), "max_grandchildren": (1, 4)}
+
+    max_children: int = 2
+    married_share: float = 0.5
+    """Chance that a child of the first couple is married (and has children)."""
+    max_grandchildren: int = 2
+
+
+LEVELS = (
+    {"max_children": 2, "married_share": 0.6, "max_grandchildren": 2},
+    {"max_children": 3, "married_share": 0.6, "max_grandchildren": 2},
+    {"max_children": 3, "married_share": 0.7, "max_grandchildren": 3},
+    {"max_children": 4, "married_share": 0.7, "max_grandchildren": 3},
+    {"max_children": 4, "married_share": 0.8, "max_grandchildren": 3},
+    {"max_children": 5, "married_share": 0.8, "max_grandchildren": 4},
+)
+
+
+def _siblings(p: Person) -> list[Person]:
+    return [c for c in p.parents[0].children if c is not p] if p.parents else []
+
+
+def relation(a: Person, b: Person) -> str | None:
+    """What ``a`` is to ``b`` (a key of ``_WORDS``), or None for anything more distant."""
+    if b.spouse is a:
+        return "spouse"
+    if a in b.parents:
+        return "parent"
+    if b in a.parents:
+        return "child"
+    if a in _siblings(b):
+        return "sibling"
+    if any(a in parent.parents for parent in b.parents):
+        return "grandparent"
+    if any(b in parent.parents for parent in a.parents):
+        return "grandchild"
+    piblings = [s for parent in b.parents for s in _siblings(parent)]
+    if a in piblings or any(s.spouse is a for s in piblings):
+        return "pibling"
+    niblings_of_b = [c for s in _siblings(b) for c in s.children]
+    if b.spouse is not None:
+        niblings_of_b += [c for s in _siblings(b.spouse) for c in s.children]
+    if a in niblings_of_b:
+        return "nibling"
+    if any(x in _siblings(y) for x in a.parents for y in b.parents):
+        return "cousin"
+    if b.spouse is not None and a in b.spouse.parents:
+        return "parent_in_law"
+    if any(c.spouse is a for c in b.children):
+        return "child_in_law"
+    if (b.spouse is not None and a in _siblings(b.spouse)) or any(s.spouse is a for s in _siblings(b)):
+        return "sibling_in_law"
+    return None
+
+
+def _family(config: Config, rng: random.Random) -> list[Person]:
+    men, women = rng.sample(MALE, len(MALE)), rng.sample(FEMALE, len(FEMALE))
+
+    def person(male: bool) -> Person:
+        return Person(men.pop() if male else women.pop(), male)
+
+    def marry(p: Person) -> Person:
+        q = person(not p.male)
+        p.spouse, q.spouse = q, p
+        return q
+
+    root = person(rng.random() < 0.5)
+    people = [root, marry(root)]
+    for _ in range(rng.randint(2, max(2, config.max_children))):
+        child = person(rng.random() < 0.5)
+        child.parents = (root, root.spouse)  # type: ignore[assignment]
+        root.children.append(child)
+        root.spouse.children.append(child)  # type: ignore[union-attr]
+        people.append(child)
+        if rng.random() < config.married_share:
+            people.append(marry(child))
+            for _ in range(rng.randint(1, config.max_grandchildren)):
+                grandchild = person(rng.random() < 0.5)
+                grandchild.parents = (child, child.spouse)  # type: ignore[assignment]
+                child.children.append(grandchild)
+                child.spouse.children.append(grandchild)  # type: ignore[union-attr]
+                people.append(grandchild)
+    return people
+
+
+def _describe(people: list[Person], rng: random.Random) -> str:
+    lines = []
+    for p in people:
+        if p.spouse is not None and p.male and p.spouse in people:
+            lines.append(f"{p.name} is married to {p.spouse.name}.")
+        if p.children and not p.male:
+            kids = ", ".join(f"a {'son' if c.male else 'daughter'}, {c.name}" for c in p.children)
+            lines.append(f"{p.name} and {p.spouse.name if p.spouse else ''} have {kids}.")
+    rng.shuffle(lines)
+    return " ".join(lines)
+
+
+def pairs_by_kind(people: list[Person]) -> dict[str, list[tuple[Person, Person]]]:
+    """Every (a, b) with a named relationship, built from the tree's structure.
+
+    The same answers as :func:`relation` over all pairs (the test checks this), without
+    trying every pair: generation stays fast as families grow.
+    """
+    out: dict[str, list[tuple[Person, Person]]] = {}
+
+    def add(kind: str, a: Person, b: Person) -> None:
+        out.setdefault(kind, []).append((a, b))
+        inverse = {
+            "parent": "child",
+            "grandparent": "grandchild",
+            "pibling": "nibling",
+            "parent_in_law": "child_in_law",
+        }
+        if kind in inverse:
+            out.setdefault(inverse[kind], []).append((b, a))
+
+    for p in people:
+        if p.spouse is not None:
+            add("spouse", p, p.spouse)
+        for parent in p.parents:
+            add("parent", parent, p)
+            for grandparent in parent.parents:
+                add("grandparent", grandparent, p)
+            for aunt in _siblings(parent):
+                add("pibling", aunt, p)
+                if aunt.spouse is not None:
+                    add("pibling", aunt.spouse, p)
+        for sibling in _siblings(p):
+            add("sibling", sibling, p)
+            if sibling.spouse is not None:
+                add("sibling_in_law", sibling.spouse, p)
+            if p.parents:
+                for cousin in sibling.children:
+                    for own in p.children:
+                        add("cousin", cousin, own)
+        if p.spouse is not None:
+            for parent in p.spouse.parents:
+                add("parent_in_law", parent, p)
+            for sibling in _siblings(p.spouse):
+                add("sibling_in_law", sibling, p)
+    return out
+
+
+def generate(config: Config, rng: random.Random) -> Problem:
+    people = _family(config, rng)
+    by_kind = pairs_by_kind(people)
+    kind = rng.choice(sorted(by_kind))
+    a, b = rng.choice(by_kind[kind])
+    word = _WORDS[kind][0 if a.male else 1]
+    question = (
+        f"{_describe(people, rng)}\n\nWhat is {a.name} to {b.name}? Answer with one relationship word, for example "
+        "mother, grandson, aunt, cousin, brother-in-law."
+    )
+    return Problem(question, word, {"relation": kind})
+
+
+def _key(text: str) -> str:
+    return normalize_text(text).replace("-", "").replace(" ", "")
+
+
+def score(answer_text: str, item: Mapping[str, Any]) -> float:
+    """1.0 when the answer is the relationship word (case, hyphens and spaces forgiven)."""
+    try:
+        text = extract_answer(answer_text)
+        if len(text) > 64:
+            return 0.0
+        return 1.0 if _key(text) == _key(str(item["answer"])) else 0.0
+    except Exception:
+        return 0.0
+
+
+FAMILY = Family(
+    name=NAME,
+    description="What one member of a described three-generation family is to another (one word).",
+    config=Config,
+    levels=LEVELS,
+    generate=generate,
+    answer_kind="text",
+    score=score,
+    counterpart="reasoning_gym:family_relationships",
+)

@@ -1,0 +1,105 @@
+"""family_relationships: the fast structural pair table agrees with the pairwise definition,
+the question's family (parsed back from its sentences) gives the gold relation, answers are
+spread, and wrong or stuffed relationship words score 0."""
+
+from __future__ import annotations
+
+import random
+import re
+from collections import Counter
+
+from generators import priors
+from generators.dataset import create_dataset, score
+from generators.families.graphs import family_relationships as fr
+
+NAME = "family_relationships"
+
+
+def test_structural_pairs_match_pairwise_definition() -> None:
+    for level in range(6):
+        config = fr.FAMILY.config_for_level(level)
+        for seed in range(60):
+            people = fr._family(config, random.Random(seed))
+            want: dict[str, set[tuple[str, str]]] = {}
+            for a in people:
+                for b in people:
+                    kind = fr.relation(a, b) if a is not b else None
+                    if kind:
+                        want.setdefault(kind, set()).add((a.name, b.name))
+            got = {k: {(a.name, b.name) for a, b in v} for k, v in fr.pairs_by_kind(people).items()}
+            assert got == want
+
+
+def _parse(question: str) -> tuple[dict[str, str], dict[str, tuple[str, str]], dict[str, bool]]:
+    spouse: dict[str, str] = {}
+    parents: dict[str, tuple[str, str]] = {}
+    male: dict[str, bool] = {}
+    for a, b in re.findall(r"(\w+) is married to (\w+)\.", question):
+        spouse[a], spouse[b] = b, a
+        male[a], male[b] = True, False
+    for mother, father, kids in re.findall(r"(\w+) and (\w+) have ((?:a (?:son|daughter), \w+(?:, )?)+)\.", question):
+        for kind, child in re.findall(r"a (son|daughter), (\w+)", kids):
+            parents[child] = (mother, father)
+            male[child] = kind == "son"
+    return spouse, parents, male
+
+
+def _what(a: str, b: str, spouse: dict[str, str], parents: dict[str, tuple[str, str]]) -> str | None:
+    """An independent reading of the same definitions over names."""
+
+    def sibs(x: str) -> set[str]:
+        return {c for c, ps in parents.items() if x in parents and ps == parents[x] and c != x}
+
+    def grand(x: str) -> set[str]:
+        return {g for p in parents.get(x, ()) for g in parents.get(p, ())}
+
+    aunts = {s for p in parents.get(b, ()) for s in sibs(p)}
+    aunts |= {spouse[s] for s in aunts if s in spouse}
+    table = [
+        ("spouse", spouse.get(b) == a),
+        ("parent", a in parents.get(b, ())),
+        ("child", b in parents.get(a, ())),
+        ("sibling", a in sibs(b)),
+        ("grandparent", a in grand(b)),
+        ("grandchild", b in grand(a)),
+        ("pibling", a in aunts),
+        (
+            "nibling",
+            b
+            in {s for p in parents.get(a, ()) for s in sibs(p)}
+            | {spouse.get(s) for p in parents.get(a, ()) for s in sibs(p)},
+        ),
+        ("cousin", any(x in sibs(y) for x in parents.get(a, ()) for y in parents.get(b, ()))),
+        ("parent_in_law", b in spouse and a in parents.get(spouse[b], ())),
+        ("child_in_law", a in spouse and b in parents.get(spouse[a], ())),
+        ("sibling_in_law", (b in spouse and a in sibs(spouse[b])) or (a in spouse and b in sibs(spouse[a]))),
+    ]
+    return next((kind for kind, holds in table if holds), None)
+
+
+def test_gold_matches_family_parsed_from_question() -> None:
+    for level in range(6):
+        for item in create_dataset(NAME, level=level, seed=5, size=40):
+            spouse, parents, male = _parse(item["question"])
+            a, b = re.search(r"What is (\w+) to (\w+)\?", item["question"]).groups()  # type: ignore[union-attr]
+            kind = _what(a, b, spouse, parents)
+            assert kind == item["metadata"]["relation"]
+            assert item["answer"] == fr._WORDS[kind][0 if male[a] else 1]
+
+
+def test_answers_are_spread_and_forms_score() -> None:
+    counts = Counter(item["answer"] for item in create_dataset(NAME, level=3, seed=1, size=400))
+    assert len(counts) >= 15 and max(counts.values()) / 400 < 0.1
+    assert priors.measure(NAME, 0, size=300, seed=3).reward < 0.1
+    item = {"answer": "mother-in-law", "metadata": {"relation": "parent_in_law"}}
+    for right in ("mother-in-law", "Mother in law", "<answer>mother-in-law</answer>", "Answer: mother-in-law."):
+        assert score(NAME, right, item) == 1.0, right
+    for wrong in (
+        "mother",
+        "father-in-law",
+        "mother-in-law, mother",
+        "mother-in-law or aunt",
+        "she is the mother-in-law",
+        "mother-in-law" * 100_000,
+    ):
+        assert score(NAME, wrong, item) == 0.0, wrong[:40]
