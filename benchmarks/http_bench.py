@@ -41,7 +41,12 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from runtime_bench import _rss_mb, _summary, _tool_calls, load_average  # noqa: E402
 
 TOKEN = "http-bench-trainer-token-0123456789"
-"""The trainer token every server of the run is started with (opening a session needs it)."""
+"""The trainer token every server of the run is started with (opening a session needs it), unless
+``SYNTHENV_TRAINER_TOKEN`` is already set (e.g. by ``trainers_bench.py``, which starts servers here)."""
+
+
+def trainer_token() -> str:
+    return os.environ.get("SYNTHENV_TRAINER_TOKEN") or TOKEN
 
 
 def _free_port() -> int:
@@ -87,7 +92,7 @@ class Connection:
 
 async def open_session(conn: Connection, seed: int) -> tuple[int, bytes]:
     """Open a session the trainer's way; a checkout from before the trainer routes has ``POST /sessions``."""
-    status, body = await conn.post("/trainer/sessions", {"seed": seed}, {"Authorization": f"Bearer {TOKEN}"})
+    status, body = await conn.post("/trainer/sessions", {"seed": seed}, {"Authorization": f"Bearer {trainer_token()}"})
     if status in (404, 405):
         status, body = await conn.post("/sessions", {"seed": seed}, {})
     return status, body
@@ -139,7 +144,7 @@ def start_server(code: Path, bundle: Path, port: int, sessions: int, extra: list
         server = subprocess.Popen(
             cmd,
             cwd=code,
-            env={**os.environ, "PYTHONPATH": str(code), "SYNTHENV_TRAINER_TOKEN": TOKEN},
+            env={**os.environ, "PYTHONPATH": str(code), "SYNTHENV_TRAINER_TOKEN": trainer_token()},
             stdout=subprocess.DEVNULL,
             stderr=log,
         )
