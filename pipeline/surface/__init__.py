@@ -35,6 +35,7 @@ __all__ = [
     "Surface",
     "answer_schema",
     "answer_tool",
+    "compact_tools",
     "decode_answer",
     "dumps",
     "render_observation",
