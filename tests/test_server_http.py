@@ -379,3 +379,38 @@ async def test_the_first_verdict_stands_and_names_its_task(app: Any) -> None:
         assert again == state  # nothing was written after the answer
         assert (await c.get(f"/trainer/sessions/{sid}/verdict", headers=AUTH)).json() == first
         await _close(c, sid)
+
+
+@pytest.mark.slow
+def test_serve_without_a_token_prints_a_generated_one_that_works(store_bundle: Path, tmp_path: Path) -> None:
+    import os
+    import re
+    import subprocess
+    import sys
+    import time
+
+    from loopback import free_port
+
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k != "SYNTHENV_TRAINER_TOKEN"}
+    log = tmp_path / "serve.err"
+    command = [sys.executable, "-m", "pipeline.cli.main", "serve", str(store_bundle), "--port", str(port)]
+    with log.open("wb") as err:
+        proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=err)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and proc.poll() is None:
+            try:
+                if httpx.get(f"{base}/health", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        printed = re.findall(r"trainer token \(Authorization: Bearer\): (\S+)", log.read_text())
+        assert len(printed) == 1, log.read_text()
+        assert httpx.post(f"{base}/trainer/sessions", json={}).status_code == 401
+        r = httpx.post(f"{base}/trainer/sessions", json={}, headers={"Authorization": f"Bearer {printed[0]}"})
+        assert r.status_code == 201 and printed[0] not in httpx.get(f"{base}/health").text
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
