@@ -23,7 +23,7 @@ NAME = "lights_out"
 
 @dataclass(frozen=True)
 class Config(Knobs):
-    size: int = 3
+    size: int = 4
     min_presses: int = 2
     max_presses: int = 4
 
@@ -41,9 +41,9 @@ class Config(Knobs):
 
 
 LEVELS: tuple[dict[str, object], ...] = (
-    {"size": 3, "min_presses": 2, "max_presses": 4},
-    {"size": 4, "min_presses": 3, "max_presses": 5},
-    {"size": 4, "min_presses": 4, "max_presses": 7},
+    {"size": 4, "min_presses": 2, "max_presses": 5},
+    {"size": 4, "min_presses": 3, "max_presses": 6},
+    {"size": 5, "min_presses": 4, "max_presses": 7},
     {"size": 5, "min_presses": 5, "max_presses": 9},
     {"size": 6, "min_presses": 7, "max_presses": 12},
     {"size": 7, "min_presses": 9, "max_presses": 16},

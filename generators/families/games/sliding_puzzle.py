@@ -1,7 +1,7 @@
 """Sliding puzzle (8-puzzle, 15-puzzle): moves of the blank that put the tiles in order.
 
 Tests planning in a state space where every move disturbs earlier progress. The board is
-scrambled from the solved position by a random walk of the blank (never undoing the
+scrambled from a random goal arrangement (shown) by a random walk of the blank (never undoing the
 previous step); the walk's length is the stated move budget, so a solution within it always
 exists. Harder levels scramble longer and, at the top, use the 4x4 board. The scorer
 replays the answer from the start: every move must stay on the board, the result must be
@@ -68,17 +68,15 @@ def replay(tiles: list[int], size: int, moves: str) -> list[int] | None:
     return board
 
 
-def _solved(size: int) -> list[int]:
-    return [*range(1, size * size), 0]
-
-
 def generate(config: Config, rng: random.Random) -> Problem:
     size = config.size
-    goal = _solved(size)
+    # The goal is a random arrangement (shown in the question), so even short scrambles give
+    # many distinct items; the scramble starts from it, so it is always reachable.
+    goal = rng.sample(range(size * size), size * size)
     while True:
         length = rng.randint(config.min_moves, config.max_moves)
         walk: list[str] = []
-        r = c = size - 1
+        r, c = divmod(goal.index(0), size)
         while len(walk) < length:
             options = [
                 m
@@ -93,28 +91,27 @@ def generate(config: Config, rng: random.Random) -> Problem:
             break
     answer = "".join(_INVERSE[m] for m in reversed(walk))
     width = len(str(size * size - 1))
-    drawing = "\n".join(
-        " ".join(str(v).rjust(width) if v else "_".rjust(width) for v in start[i * size : (i + 1) * size])
-        for i in range(size)
-    )
-    target = "\n".join(
-        " ".join(str(v).rjust(width) if v else "_".rjust(width) for v in goal[i * size : (i + 1) * size])
-        for i in range(size)
-    )
+
+    def draw(tiles: list[int]) -> str:
+        return "\n".join(
+            " ".join(str(v).rjust(width) if v else "_".rjust(width) for v in tiles[i * size : (i + 1) * size])
+            for i in range(size)
+        )
+
     question = (
-        f"A {size}x{size} sliding puzzle; _ is the empty square:\n\n{drawing}\n\n"
+        f"A {size}x{size} sliding puzzle; _ is the empty square:\n\n{draw(start)}\n\n"
         "A move slides a tile into the empty square; write it as the direction the empty square moves: "
         "U (it swaps with the tile above it), D (below), L (left) or R (right). Reach this goal:\n\n"
-        f"{target}\n\n"
+        f"{draw(goal)}\n\n"
         f"Use at most {length} moves; any sequence that reaches the goal within that budget is accepted. "
         "Answer with the move letters only, in order, without spaces (for example ULDR)."
     )
-    return Problem(question, answer, {"size": size, "tiles": start, "budget": length})
+    return Problem(question, answer, {"size": size, "tiles": start, "goal": goal, "budget": length})
 
 
 def score(answer_text: str, item: Mapping[str, Any]) -> float:
-    """1.0 iff the answer's moves, replayed from the start, stay on the board and end solved
-    within the budget."""
+    """1.0 iff the answer's moves, replayed from the start, stay on the board and end on the
+    goal within the budget."""
     try:
         meta = item["metadata"]
         size, budget = int(meta["size"]), int(meta["budget"])
@@ -125,7 +122,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
         if not moves or len(moves) > budget or any(m not in MOVES for m in moves):
             return 0.0
         end = replay([int(v) for v in meta["tiles"]], size, moves)
-        return 1.0 if end == _solved(size) else 0.0
+        return 1.0 if end is not None and end == [int(v) for v in meta["goal"]] else 0.0
     except Exception:
         return 0.0
 
