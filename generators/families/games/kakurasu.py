@@ -35,7 +35,7 @@ class Config(Knobs):
 
 
 LEVELS: tuple[dict[str, object], ...] = (
-    {"rows": 3, "cols": 3, "density": 0.5},
+    {"rows": 3, "cols": 4, "density": 0.5},
     {"rows": 4, "cols": 4, "density": 0.5},
     {"rows": 5, "cols": 5, "density": 0.5},
     {"rows": 6, "cols": 6, "density": 0.5},

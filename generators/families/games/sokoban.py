@@ -48,7 +48,7 @@ class Config(Knobs):
 
 
 LEVELS: tuple[dict[str, object], ...] = (
-    {"size": 4, "boxes": 1, "inner_walls": 0, "walk": 10},
+    {"size": 5, "boxes": 1, "inner_walls": 0, "walk": 10},
     {"size": 5, "boxes": 1, "inner_walls": 1, "walk": 16},
     {"size": 5, "boxes": 2, "inner_walls": 2, "walk": 24},
     {"size": 6, "boxes": 2, "inner_walls": 3, "walk": 32},
