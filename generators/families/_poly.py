@@ -127,9 +127,10 @@ def differentiate(poly: dict[int, Fraction]) -> dict[int, Fraction]:
 
 def _magnitude(value: Fraction | int, power: int, var: str) -> str:
     body = "" if power == 0 else var if power == 1 else f"{var}^{power}"
-    size = abs(value)
-    if isinstance(size, int):
-        return body if size == 1 and body else f"{size}{body}"
+    if isinstance(value, int):
+        whole = abs(value)
+        return body if whole == 1 and body else f"{whole}{body}"
+    size = abs(Fraction(value))
     if size.denominator != 1:
         return f"({size.numerator}/{size.denominator}){body}" if body else f"{size.numerator}/{size.denominator}"
     if size == 1 and body:
