@@ -135,6 +135,31 @@ def test_reference_solution_scores_one_and_nothing_scores_zero(store_bundle: Pat
     assert reward_of(episode) == 0.0 and episode.traces[0].metrics["synthenv_steps"] == 1.0
 
 
+def test_the_episode_reads_as_in_every_other_adapter(store_bundle: Path, script: tuple[Script, str]) -> None:
+    """System text, tools, instruction and observation texts are the reference transcript's
+    (``pipeline/surface/transcript.py``; TRL, Gymnasium and evaluate are held to it in tests/test_surface.py)."""
+    from pipeline.surface.transcript import expected_transcript
+
+    s, url = script
+    env = Environment.from_bundle(store_bundle)
+    surface = surface_of(env)
+    task = next(t for t in env.tasks if any(c.tool.startswith("list_") for c in t.solution) and t.answer is not None)
+    calls = [(c.tool, surface.surface_arguments(c.tool, dict(c.arguments))) for c in task.solution]
+    calls += [
+        ("get_order", {"id": "not a number"}),
+        (ANSWER_TOOL, {"answer": json.loads(_answer(task.answer))["arguments"]["answer"]}),
+    ]
+    want = expected_transcript(env, task.id, calls)
+    assert reward_of(run(store_bundle, task.id, [_call(n, a) for n, a in calls], s, url)) == 1.0
+    first = s.requests[0]["messages"]
+    assert first[0]["content"] == want.system
+    opening = first[-1]["content"].split("\n")
+    assert [json.loads(line) for line in opening[1 : 1 + len(want.tools)]] == want.tools
+    assert first[-1]["content"].endswith("Task: " + want.instruction)
+    shown = [r["messages"][-1]["content"] for r in s.requests[1:]]
+    assert shown == want.observations[:-1]  # the answer ends the episode: no turn after it
+
+
 def test_verdict_on_another_task_is_never_scored(
     store_bundle: Path, script: tuple[Script, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
