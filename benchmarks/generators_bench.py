@@ -11,6 +11,8 @@ reports our numbers.
     python benchmarks/generators_bench.py --uniqueness    # also unique-share at 1,000 items
     python benchmarks/generators_bench.py --no-rg         # ours only
     python benchmarks/generators_bench.py --constant --before ../main   # constant-answer table
+    python benchmarks/generators_bench.py --huge --before ../main       # 1 MiB answers, worst per family
+    python benchmarks/generators_bench.py --adaptive                    # adaptive curriculum convergence
 
 Results are also written as JSON under ``benchmarks/results/``.
 """
@@ -357,8 +359,27 @@ def main() -> int:
     parser.add_argument("--constant", action="store_true", help="only the best-constant-answer table")
     parser.add_argument("--before", type=Path, help="with --constant: another checkout (e.g. main) to compare")
     parser.add_argument("--constant-items", type=int, default=500)
+    parser.add_argument("--huge", action="store_true", help="only the 1 MiB answer timing table (--before to compare)")
+    parser.add_argument("--huge-timeout", type=float, default=120.0, help="with --huge: seconds per family")
+    parser.add_argument("--adaptive", action="store_true", help="only the adaptive curriculum convergence table")
+    parser.add_argument("--adaptive-rounds", type=int, default=120)
     args = parser.parse_args()
     RESULTS.mkdir(parents=True, exist_ok=True)
+    if args.huge or args.adaptive:
+        from generators_soundness_bench import adaptive_table, huge_table, print_huge
+    if args.huge:
+        result: dict[str, Any] = {}
+        if args.before:
+            result["before"] = huge_table(args.before.resolve(), "ends", 1, args.huge_timeout)
+            print_huge(f"before ({args.before}, levels 0 and top)", result["before"])
+        result["after"] = huge_table(ROOT, "all", 3, args.huge_timeout)
+        print_huge("after (every level)", result["after"])
+        (RESULTS / "generators_huge.json").write_text(json.dumps(result, indent=2, sort_keys=True) + "\n")
+        return 0
+    if args.adaptive:
+        rows = adaptive_table(args.adaptive_rounds, 1)
+        (RESULTS / "generators_adaptive.json").write_text(json.dumps(rows, indent=2, sort_keys=True) + "\n")
+        return 0
     if args.constant:
         before = constant_table(args.before.resolve(), args.constant_items, 0) if args.before else None
         after = constant_table(ROOT, args.constant_items, 0)

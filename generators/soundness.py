@@ -38,7 +38,7 @@ __all__ = [
 HUGE_BYTES = 1 << 20
 """The size of an adversarial answer: 1 MiB."""
 TIME_LIMIT = 0.050
-"""Most seconds one scoring of a 1 MiB answer may take."""
+"""Most CPU seconds one scoring of a 1 MiB answer may take."""
 JUNK = ("<answer>synthenv junk answer</answer>", "", "   \n ", "junk")
 """Answers no item accepts."""
 
@@ -100,18 +100,19 @@ def _raw_score(family: Any, answer: str, item: Mapping[str, Any]) -> float:
 
 
 def time_huge(family: Any, item: Mapping[str, Any], size: int = HUGE_BYTES, repeats: int = 3) -> dict[str, float]:
-    """Seconds one scoring of each :data:`HUGE_SHAPES` answer takes on ``item``: the best of
-    ``repeats`` runs after one untimed run (a scorer's lazy imports, such as numpy for
-    deep braces, are paid once per process, not per answer)."""
+    """CPU seconds one scoring of each :data:`HUGE_SHAPES` answer takes on ``item``: the
+    best of ``repeats`` runs after one untimed run (a scorer's lazy imports, such as numpy
+    for deep braces, are paid once per process, not per answer). CPU time of this process,
+    not wall time, so other processes competing for the cores do not count."""
     fam = _family(family)
     out: dict[str, float] = {}
     for name, answer in huge_answers(str(item["answer"]), size).items():
         best = float("inf")
         for attempt in range(repeats + 1):
-            start = time.perf_counter()
+            start = time.process_time()
             with contextlib.suppress(Exception):  # a raising scorer is reported by check_item
                 _raw_score(fam, answer, item)
-            elapsed = time.perf_counter() - start
+            elapsed = time.process_time() - start
             if attempt:
                 best = min(best, elapsed)
                 if best > TIME_LIMIT * 20:  # hopeless: do not spend more

@@ -24,6 +24,7 @@ PUBLIC = {
         "pull",
     ],
     "generators": [
+        "AdaptiveCurriculum",
         "CompositeDataset",
         "Curriculum",
         "Dataset",

@@ -228,9 +228,9 @@ def test_extraction_of_a_megabyte_is_fast(text: str) -> None:
     """Each of these cost 0.1 to 2 s per call when extraction split lines and sliced."""
     best = float("inf")
     for _ in range(3):
-        start = time.perf_counter()
+        start = time.process_time()  # CPU time: other processes on the cores do not count
         extract_answer(text)
-        best = min(best, time.perf_counter() - start)
+        best = min(best, time.process_time() - start)
     assert best < 0.05, f"{best * 1000:.0f} ms"
 
 

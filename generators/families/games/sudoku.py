@@ -276,7 +276,8 @@ def _last_grid_block(text: str, size: int) -> str | None:
     the reversed text (the last of the original) is found by one regex search, so a
     megabyte answer costs milliseconds rather than a regex call per line.
     """
-    text = text.replace("\r\n", "\n")
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
     for char in ("\x85", "\u2028", "\u2029"):
         if char in text:
             text = text.replace(char, "\n")
