@@ -152,7 +152,8 @@ class AdaptiveCurriculum:
     @staticmethod
     def _parse(result: Any) -> tuple[str, float | None, float]:
         if isinstance(result, Mapping):
-            metadata = result.get("metadata") if isinstance(result.get("metadata"), Mapping) else {}
+            found = result.get("metadata")
+            metadata: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
             family = result.get("family", metadata.get("family"))
             difficulty = result.get("difficulty", metadata.get("difficulty"))
             value = result.get("score", result.get("reward"))

@@ -116,19 +116,41 @@ def _last_tag_content(text: str, search: bytes) -> str | None:
 _BRACES = re.compile(r"[{}]")
 
 
+_FEW_BRACES = 256
+"""Up to this many braces after ``\\boxed{`` are walked in Python; more go to numpy."""
+
+
+def _closing_brace(region: str) -> int:
+    """Index in ``region`` of the ``}`` that closes an already open ``{``, or -1.
+
+    Many braces (a megabyte of ``{{{...}}}``) are counted with a numpy running sum, so the
+    cost stays a few vector passes instead of a Python step per brace.
+    """
+    if region.count("{") + region.count("}") <= _FEW_BRACES:
+        depth = 1
+        for match in _BRACES.finditer(region):
+            depth += 1 if match.group() == "{" else -1
+            if depth == 0:
+                return match.start()
+        return -1
+    import numpy as np
+
+    codes = np.frombuffer(region.encode("utf-32-le"), dtype=np.uint32)
+    running = 1 + np.cumsum((codes == ord("{")).astype(np.int32) - (codes == ord("}")).astype(np.int32))
+    closed = np.flatnonzero(running == 0)
+    return int(closed[0]) if closed.size else -1
+
+
 def _last_boxed_content(text: str) -> str | None:
     start = max(text.rfind(marker) for marker in _BOXED)
     if start == -1:
         return None
     begin = text.index("{", start) + 1
-    depth = 1
-    # Braces are found by the regex engine, so only braces cost a Python step; content
-    # longer than MAX_ANSWER_CHARS could not match anyway and is returned as "".
+    # Content longer than MAX_ANSWER_CHARS could not match anyway and is returned as "".
     bound = begin + MAX_ANSWER_CHARS + 1
-    for match in _BRACES.finditer(text, begin, bound):
-        depth += 1 if match.group() == "{" else -1
-        if depth == 0:
-            return text[begin : match.start()]
+    close = _closing_brace(text[begin:bound])
+    if close != -1:
+        return text[begin : begin + close]
     return "" if text.find("}", bound) != -1 else None
 
 
@@ -150,7 +172,8 @@ def _answer_line(text: str, search: bytes) -> str | None:
         line_end = search.find(b"\n", hit)
         line_end = line_end if line_end != -1 else len(text)
         line = text[line_start:line_end]
-        match = _ANSWER_LINE_REST.match(line, _LINE_PREFIX.match(line).end())
+        prefix = _LINE_PREFIX.match(line)  # matches everywhere (``*``): never None
+        match = _ANSWER_LINE_REST.match(line, prefix.end() if prefix else 0)
         final = search.find(b"final", line_start, line_end) if match is None else -1
         while final != -1:
             budget -= 1

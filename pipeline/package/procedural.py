@@ -119,7 +119,7 @@ def build_procedural_bundle(
     level = _level_knob(level)
     items = build_items(families, weights, level, n, seed, difficulty)
     per_family = Counter(i["metadata"]["family"] for i in items)
-    manifest = {
+    manifest: dict[str, Any] = {
         "name": bundle_name(families, seed),
         "version": version,
         "kind": "procedural",
