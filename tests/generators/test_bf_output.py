@@ -70,6 +70,13 @@ def test_broken_programs_raise() -> None:
             bf_output.run(broken)
     with pytest.raises(bf_output.BrainfuckError):
         bf_output.run("+[]", max_steps=1000)
+    with pytest.raises(bf_output.BrainfuckError):
+        bf_output.run("+[<+>-]")  # a folded multiply loop still may not leave the tape
+
+
+def test_multiply_loops_fold_to_the_same_result() -> None:
+    for program in ("+++[>++<-]>.", ">+++++[>+++<-]<++[>>--<<-]>>.", "-[>+<-]>.", "+++[>+>++>+++<<<-]>>>.<.<."):
+        assert bf_output.run(program) == _naive(program), program
 
 
 def test_answer_forms_and_exploits() -> None:

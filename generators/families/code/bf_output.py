@@ -12,10 +12,11 @@ the chosen text. The answer is the printed text, compared exactly.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from generators.base import Family, Knobs, Problem
 from generators.families._words import WORDS
@@ -62,9 +63,29 @@ class BrainfuckError(ValueError):
     """Unbalanced brackets or a program that runs out of steps."""
 
 
+def _fold(body: list[tuple[str, Any]]) -> tuple[int, int, tuple[tuple[int, int], ...]] | None:
+    """A loop body of only ``+-<>`` that returns to its start cell and takes 1 from it per
+    turn runs exactly (start cell) times: its effect is (lowest offset, highest offset,
+    (offset, delta per turn) pairs). None for any other body."""
+    offset = low = high = 0
+    deltas: dict[int, int] = {}
+    for kind, value in body:
+        if kind == ">":
+            offset += value
+            low, high = min(low, offset), max(high, offset)
+        elif kind == "+":
+            deltas[offset] = deltas.get(offset, 0) + value
+        else:
+            return None
+    if offset != 0 or deltas.get(0) != -1:
+        return None
+    return low, high, tuple(sorted((k, v) for k, v in deltas.items() if k != 0))
+
+
 def run(program: str, max_steps: int = _MAX_STEPS) -> str:
-    """The output of ``program`` (``,`` reads 0); runs of ``+-<>`` count as one step each."""
-    ops: list[tuple[str, int]] = []
+    """The output of ``program`` (``,`` reads 0); runs of ``+-<>`` and whole multiply loops
+    count as one step each."""
+    ops: list[tuple[str, Any]] = []
     stack: list[int] = []
     jumps: dict[int, int] = {}
     for char in program:
@@ -84,6 +105,11 @@ def run(program: str, max_steps: int = _MAX_STEPS) -> str:
             if not stack:
                 raise BrainfuckError("unbalanced ]")
             start = stack.pop()
+            folded = _fold(ops[start + 1 :])
+            if folded is not None:  # a multiply loop such as [>+++<-] becomes one step
+                del ops[start:]
+                ops.append(("*", folded))
+                continue
             jumps[start], jumps[len(ops)] = len(ops), start
             ops.append(("]", 0))
     if stack:
@@ -106,6 +132,15 @@ def run(program: str, max_steps: int = _MAX_STEPS) -> str:
             out.append(chr(tape[pointer]))
         elif kind == ",":
             tape[pointer] = 0
+        elif kind == "*":
+            count = tape[pointer]
+            if count:
+                low, high, moves = value
+                if not (pointer + low >= 0 and pointer + high < _TAPE):
+                    raise BrainfuckError("pointer left the tape")
+                for offset, delta in moves:
+                    tape[pointer + offset] = (tape[pointer + offset] + delta * count) % 256
+                tape[pointer] = 0
         elif kind == "[":
             if tape[pointer] == 0:
                 pc = jumps[pc]
@@ -167,8 +202,13 @@ def _build(target: str, variety: float, rng: random.Random) -> str:
     return ">" + "".join(parts)
 
 
+@functools.cache
+def _pool(max_length: int) -> tuple[str, ...]:
+    return tuple(word for word in WORDS if 3 <= len(word) <= max_length)
+
+
 def _text(config: Config, rng: random.Random) -> str:
-    pool = [word for word in WORDS if 3 <= len(word) <= config.max_word_length]
+    pool = _pool(config.max_word_length)
     words = [rng.choice(pool) for _ in range(config.words)]
     words = [word.capitalize() if rng.random() < config.capitals else word for word in words]
     words[-1] += "".join(rng.choice(_DIGITS) for _ in range(config.digits))

@@ -14,6 +14,7 @@ and surrounding spaces forgiven).
 
 from __future__ import annotations
 
+import functools
 import random
 import string
 from collections.abc import Mapping
@@ -67,8 +68,13 @@ def _encode(word: str, mapping: Mapping[str, str]) -> str:
     return "".join(mapping[char] for char in word)
 
 
+@functools.cache
+def _pool(max_length: int) -> tuple[str, ...]:
+    return tuple(word for word in WORDS if 3 <= len(word) <= max_length)
+
+
 def generate(config: Config, rng: random.Random) -> Problem:
-    pool = [word for word in WORDS if 3 <= len(word) <= config.max_word_length]
+    pool = _pool(config.max_word_length)
     for _ in range(_MAX_TRIES):
         query = rng.sample(pool, config.query_words)
         needed = sorted(set("".join(query)))
