@@ -56,8 +56,8 @@ class Config(Knobs):
     colours: int = 2
     modes: str = "scale"
     """``scale``, ``scale_tile`` or ``all`` (adds mirror tiling)."""
-    square_factor: bool = True
-    """Rows and columns share one factor; otherwise each has its own."""
+    free_factors: bool = False
+    """Rows and columns each get their own factor (else they share one)."""
     examples: int = 3
 
     RANGES: ClassVar = {
@@ -87,7 +87,7 @@ LEVELS = (
         "max_factor": 3,
         "colours": 3,
         "modes": "all",
-        "square_factor": False,
+        "free_factors": True,
     },
     {
         "min_size": 3,
@@ -96,7 +96,7 @@ LEVELS = (
         "max_factor": 3,
         "colours": 4,
         "modes": "all",
-        "square_factor": False,
+        "free_factors": True,
     },
     {
         "min_size": 3,
@@ -105,7 +105,7 @@ LEVELS = (
         "max_factor": 4,
         "colours": 5,
         "modes": "all",
-        "square_factor": False,
+        "free_factors": True,
     },
 )
 
@@ -119,7 +119,7 @@ def generate(config: Config, rng: random.Random) -> Problem:
         rows = cols = 2
         if mode != "mirror":
             rows = rng.randint(config.min_factor, config.max_factor)
-            cols = rows if config.square_factor else rng.randint(config.min_factor, config.max_factor)
+            cols = rng.randint(config.min_factor, config.max_factor) if config.free_factors else rows
         rule = rule_for(mode, rows, cols)
         grids = [
             random_grid(
