@@ -177,6 +177,15 @@ def generate(config: Config, rng: random.Random) -> Problem:
         if len(moves) >= config.walk and _blocked(cars, board):
             break
     budget = len(moves)
+    # Letters other than A are shuffled, so no letter is tied to a role (B is the upright car
+    # placed first): a constant answer such as "B+2 A+3" cannot ride on the construction.
+    others = sorted(letter for letter in cars if letter != "A")
+    rename = dict(zip(others, rng.sample(others, len(others)), strict=True))
+    rename["A"] = "A"
+    cars = {rename[letter]: car for letter, car in cars.items()}
+    cars = {letter: cars[letter] for letter in sorted(cars)}
+    board = _board(cars)
+    moves = [(rename[letter], amount) for letter, amount in moves]
     answer = " ".join(f"{letter}{-amount:+d}" for letter, amount in reversed(moves))
     drawing = "\n".join("".join(line) for line in board)
     question = (
