@@ -45,8 +45,8 @@ def _cumsum(xs: Items) -> Items:
 def _tiered() -> list[list[tuple[str, Callable[[Items], Items]]]]:
     """Primitives by tier; tier k is unlocked at ``tiers >= k + 1``."""
     basic: list[tuple[str, Callable[[Items], Items]]] = [
-        *((f"add {k}", lambda xs, k=k: tuple(x + k for x in xs)) for k in (-3, -2, -1, 1, 2, 3, 5)),
-        *((f"mul {k}", lambda xs, k=k: tuple(x * k for x in xs)) for k in (2, 3)),
+        *((f"add {k}", lambda xs, k=k: tuple(map(k.__add__, xs))) for k in (-3, -2, -1, 1, 2, 3, 5)),
+        *((f"mul {k}", lambda xs, k=k: tuple(map(k.__mul__, xs))) for k in (2, 3)),
         ("reverse", lambda xs: xs[::-1]),
         ("sort", lambda xs: tuple(sorted(xs))),
     ]
@@ -61,7 +61,7 @@ def _tiered() -> list[list[tuple[str, Callable[[Items], Items]]]]:
         *((f"above {k}", lambda xs, k=k: tuple(x for x in xs if x > k)) for k in (5, 10)),
         ("unique", _unique),
         ("cumsum", _cumsum),
-        ("mul -1", lambda xs: tuple(-x for x in xs)),
+        ("mul -1", lambda xs: tuple(map(int.__neg__, xs))),
     ]
     return [basic, shaping, advanced]
 
