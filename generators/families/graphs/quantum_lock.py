@@ -72,42 +72,52 @@ def press(value: int, green: bool, button: Button) -> tuple[int, bool]:
     return value, not green
 
 
-def _search(buttons: list[Button], depth: int) -> tuple[dict[int, tuple[int, bool]], dict[tuple[int, bool], Any]]:
+def _search(buttons: list[Button], depth: int) -> tuple[dict[int, tuple[int, bool]], dict[int, Any]]:
     """Breadth-first search from (0, red) over (number, light) states within +-LIMIT.
 
     Returns, for each number, the first state reaching it as (steps, light), and the parent
-    links ``state -> (previous state, button index)`` to rebuild a route.
+    links ``key -> (previous key, button index)`` to rebuild a route, where a state's key is
+    ``2 * number + light``. Each button is an affine step ``value * m + a`` per light, so the
+    inner loop does no string comparisons.
     """
-    parents: dict[tuple[int, bool], Any] = {(0, False): None}
+    steps_by_light: list[list[tuple[int, int, int]]] = [[], []]
+    for green in (0, 1):
+        for index, (op, amount, condition) in enumerate(buttons):
+            active = condition == "any" or (condition == "green") == bool(green)
+            if not active:
+                steps_by_light[green].append((index, 1, 0))
+            elif op == "multiply":
+                steps_by_light[green].append((index, amount, 0))
+            else:
+                steps_by_light[green].append((index, 1, amount if op == "add" else -amount))
+    parents: dict[int, Any] = {0: None}
     first: dict[int, tuple[int, bool]] = {}
-    frontier = [(0, False)]
-    moves = [(index, op, amount, condition) for index, (op, amount, condition) in enumerate(buttons)]
+    frontier = [(0, 0)]
     for steps in range(1, depth + 1):
         following = []
         for value, green in frontier:
-            for index, op, amount, condition in moves:
-                if condition == "any" or (condition == "green") == green:
-                    new = value + amount if op == "add" else value - amount if op == "subtract" else value * amount
-                else:
-                    new = value
-                state = (new, not green)
-                if state in parents or new > LIMIT or new < -LIMIT:
+            key = 2 * value + green
+            light = 1 - green
+            for index, m, a in steps_by_light[green]:
+                new = value * m + a
+                new_key = 2 * new + light
+                if new_key in parents or new > LIMIT or new < -LIMIT:
                     continue
-                parents[state] = ((value, green), index)
-                following.append(state)
+                parents[new_key] = (key, index)
+                following.append((new, light))
                 if new not in first:
-                    first[new] = (steps, not green)
+                    first[new] = (steps, bool(light))
         frontier = following
     return first, parents
 
 
-def _route(parents: Mapping[tuple[int, bool], Any], state: tuple[int, bool]) -> list[int]:
+def _route(parents: Mapping[int, Any], state: tuple[int, bool]) -> list[int]:
     route = []
-    link = parents[state]
+    link = parents[2 * state[0] + int(state[1])]
     while link is not None:
-        state, index = link
+        key, index = link
         route.append(index)
-        link = parents[state]
+        link = parents[key]
     return route[::-1]
 
 
