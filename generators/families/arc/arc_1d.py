@@ -12,9 +12,9 @@ every rule must carry along.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from generators.base import Family, Knobs, Problem
 from generators.families._grids import ARC_INTRO, examples_question, identifiable, render, score_grid
@@ -60,13 +60,37 @@ def stretched(row: Row, right: bool) -> Row | None:
     return (row[marks[-1]],) * (marks[-1] + 1) + row[marks[-1] + 1 :]
 
 
+def _shift_by(k: int) -> Callable[[Row], Row | None]:
+    return lambda row: shifted(row, k)
+
+
+def _slide_to(right: bool) -> Callable[[Row], Row | None]:
+    return lambda row: slid(row, right)
+
+
+def _stretch_to(right: bool) -> Callable[[Row], Row | None]:
+    return lambda row: stretched(row, right)
+
+
+def _recolour_to(colour: int) -> Callable[[Row], Row | None]:
+    return lambda row: recoloured(row, colour)
+
+
+def _identity(row: Row) -> Row | None:
+    return row
+
+
+def _mirror(row: Row) -> Row | None:
+    return row[::-1]
+
+
 def candidates(max_shift: int) -> list[Callable[[Row], Row | None]]:
     """Every rule of the set with every parameter: the rivals an item must rule out."""
-    out: list[Callable[[Row], Row | None]] = [lambda row: row, lambda row: row[::-1], filled]
-    out += [lambda row, k=k: shifted(row, k) for k in range(-max_shift, max_shift + 1) if k]
-    out += [lambda row, r=r: slid(row, r) for r in (True, False)]
-    out += [lambda row, r=r: stretched(row, r) for r in (True, False)]
-    out += [lambda row, c=c: recoloured(row, c) for c in range(1, 10)]
+    out: list[Callable[[Row], Row | None]] = [_identity, _mirror, filled]
+    out += [_shift_by(k) for k in range(-max_shift, max_shift + 1) if k]
+    out += [_slide_to(right) for right in (True, False)]
+    out += [_stretch_to(right) for right in (True, False)]
+    out += [_recolour_to(colour) for colour in range(1, 10)]
     return out
 
 
@@ -179,17 +203,18 @@ def generate(config: Config, rng: random.Random) -> Problem:
             parameter = rng.randint(1, 9)
         rows = [_draw(rng, config, rule, parameter) for _ in range(config.examples + 1)]
         outputs = [_apply(rule, parameter, row) for row in rows]
-        if any(out is None or out == row for out, row in zip(outputs, rows, strict=True)):
+        done = [out for out, row in zip(outputs, rows, strict=True) if out is not None and out != row]
+        if len(done) < len(rows):
             continue
-        pairs = [((row,), (out,)) for row, out in zip(rows[:-1], outputs[:-1], strict=True)]
-        test, answer = rows[-1], outputs[-1]
+        pairs = [((row,), (out,)) for row, out in zip(rows[:-1], done[:-1], strict=True)]
+        test, answer = rows[-1], done[-1]
         if identifiable([_on_grid(rival) for rival in rivals], pairs, (test,), (answer,)):
             extra = {"rule": rule, "parameter": parameter}
             return Problem(examples_question(ARC_INTRO, pairs, (test,)), render((answer,)), extra)
     raise ValueError("arc_1d: no identifiable example set drawn")
 
 
-def score(answer_text: str, item: dict) -> float:
+def score(answer_text: str, item: Mapping[str, Any]) -> float:
     """The exact output row; digits may be spaced, comma separated or run together."""
     return score_grid(answer_text, item)
 

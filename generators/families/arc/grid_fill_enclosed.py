@@ -11,8 +11,9 @@ out by the examples rather than left to a guess.
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from generators.base import Family, Knobs, Problem
 from generators.families._grids import ARC_INTRO, Grid, examples_question, render, score_grid
@@ -124,7 +125,7 @@ def generate(config: Config, rng: random.Random) -> Problem:
     raise ValueError("grid_fill_enclosed: no example set drawn")
 
 
-def score(answer_text: str, item: dict) -> float:
+def score(answer_text: str, item: Mapping[str, Any]) -> float:
     """The exact output grid, rows in order; digits may be spaced, comma separated or run together."""
     return score_grid(answer_text, item)
 

@@ -10,8 +10,9 @@ with more of them changed, so the whole table has to be read off several example
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from generators.base import Family, Knobs, Problem
 from generators.families._grids import ARC_INTRO, Grid, examples_question, plant, random_grid, render, score_grid
@@ -92,7 +93,7 @@ def generate(config: Config, rng: random.Random) -> Problem:
     return Problem(examples_question(ARC_INTRO, pairs, test), render(answer), extra)
 
 
-def score(answer_text: str, item: dict) -> float:
+def score(answer_text: str, item: Mapping[str, Any]) -> float:
     """The exact output grid, rows in order; digits may be spaced, comma separated or run together."""
     return score_grid(answer_text, item)
 

@@ -11,8 +11,9 @@ levels use larger grids, longer offsets and more colours.
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from generators.base import Family, Knobs, Problem
 from generators.families._grids import ARC_INTRO, Grid, examples_question, plant, random_grid, render, score_grid
@@ -112,7 +113,7 @@ def generate(config: Config, rng: random.Random) -> Problem:
     raise ValueError("grid_translate: no example set drawn")
 
 
-def score(answer_text: str, item: dict) -> float:
+def score(answer_text: str, item: Mapping[str, Any]) -> float:
     """The exact output grid, rows in order; digits may be spaced, comma separated or run together."""
     return score_grid(answer_text, item)
 

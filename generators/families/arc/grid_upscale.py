@@ -11,9 +11,9 @@ inputs with more colours, so the answer is a larger grid to write out exactly.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from generators.base import Family, Knobs, Problem
 from generators.families._grids import ARC_INTRO, Grid, examples_question, identifiable, random_grid, render, score_grid
@@ -144,7 +144,7 @@ def generate(config: Config, rng: random.Random) -> Problem:
     raise ValueError("grid_upscale: no identifiable example set drawn")
 
 
-def score(answer_text: str, item: dict) -> float:
+def score(answer_text: str, item: Mapping[str, Any]) -> float:
     """The exact output grid, rows in order; digits may be spaced, comma separated or run together."""
     return score_grid(answer_text, item)
 

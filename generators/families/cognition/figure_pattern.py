@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import itertools
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from generators.base import Family, Knobs, Problem
 from generators.families._grids import render_text, score_grid
@@ -120,7 +120,7 @@ def generate(config: Config, rng: random.Random) -> Problem:
     raise ValueError("figure_pattern: no figure sequence with a determined next figure drawn")
 
 
-def score(answer_text: str, item: dict) -> float:
+def score(answer_text: str, item: Mapping[str, Any]) -> float:
     """The exact next figure, rows in order (cells may be spaced or comma separated)."""
     return score_grid(answer_text, item, CELLS)
 

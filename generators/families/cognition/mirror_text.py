@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import random
 import string
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from generators.base import Family, Knobs, Problem
 from generators.families._grids import render_text, score_grid
@@ -75,7 +76,7 @@ def generate(config: Config, rng: random.Random) -> Problem:
     return Problem(question, render_text(rows), {"steps": names})
 
 
-def score(answer_text: str, item: dict) -> float:
+def score(answer_text: str, item: Mapping[str, Any]) -> float:
     """The exact block, rows in order; letters may be spaced or comma separated."""
     return score_grid(answer_text, item, LETTERS)
 

@@ -12,8 +12,9 @@ face is never the answer.
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from generators.base import Family, Knobs, Problem
 from generators.families._grids import render_text, score_grid
@@ -153,7 +154,7 @@ def generate(config: Config, rng: random.Random) -> Problem:
     raise ValueError("rubiks_cube: every face stayed one colour")
 
 
-def score(answer_text: str, item: dict) -> float:
+def score(answer_text: str, item: Mapping[str, Any]) -> float:
     """The exact 3 x 3 block of colour letters, rows in order (letters may be spaced)."""
     return score_grid(answer_text, item, LETTERS)
 
