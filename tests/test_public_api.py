@@ -60,3 +60,18 @@ def test_unknown_name_is_an_attribute_error() -> None:
 
     with pytest.raises(AttributeError, match="no attribute"):
         pipeline.not_a_thing  # noqa: B018
+
+
+def test_synthenv_import_name_is_light_and_loads_by_ref() -> None:
+    """``import synthenv`` works without any trainer extra; the verifiers classes load on access."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, synthenv, pipeline\n"
+        "assert synthenv.load is pipeline.load\n"
+        "assert not any(m.split('.')[0] == 'verifiers' for m in sys.modules), 'verifiers imported eagerly'\n"
+        "assert 'load_environment' in synthenv.__all__ and 'load_environment' in dir(synthenv)\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
