@@ -36,6 +36,10 @@ COLOURS = (
     "gold",
     "silver",
     "indigo",
+    "teal",
+    "maroon",
+    "beige",
+    "violet",
 )
 
 

@@ -24,9 +24,9 @@ Box = tuple[int, int, int, int]
 
 @dataclass(frozen=True)
 class Config(Knobs):
-    width: int = 36
-    height: int = 16
-    max_count: int = 16
+    width: int = 40
+    height: int = 20
+    max_count: int = 24
     """The number of closed rectangles is drawn from 1..max_count."""
     max_side: int = 8
     broken: int = 0
@@ -46,11 +46,11 @@ class Config(Knobs):
 
 
 LEVELS = (
-    {"width": 36, "height": 16, "max_count": 16, "max_side": 8, "broken": 0},
-    {"width": 40, "height": 18, "max_count": 16, "max_side": 10, "broken": 0},
-    {"width": 46, "height": 20, "max_count": 18, "max_side": 12, "broken": 2},
-    {"width": 52, "height": 22, "max_count": 20, "max_side": 14, "broken": 3},
-    {"width": 58, "height": 24, "max_count": 22, "max_side": 16, "broken": 4},
+    {"width": 40, "height": 20, "max_count": 24, "max_side": 8, "broken": 0},
+    {"width": 44, "height": 20, "max_count": 24, "max_side": 10, "broken": 0},
+    {"width": 46, "height": 20, "max_count": 24, "max_side": 12, "broken": 2},
+    {"width": 52, "height": 22, "max_count": 24, "max_side": 14, "broken": 3},
+    {"width": 58, "height": 24, "max_count": 24, "max_side": 16, "broken": 4},
     {"width": 64, "height": 26, "max_count": 24, "max_side": 18, "broken": 6},
 )
 

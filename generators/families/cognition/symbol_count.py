@@ -27,7 +27,7 @@ LOOKALIKES = ("0Oo", "l1I|", "5S$", "8B&", "xX*", ":;,")
 class Config(Knobs):
     rows: int = 6
     cols: int = 10
-    max_count: int = 24
+    max_count: int = 30
     """The number of targets is drawn from 1..max_count."""
     lookalikes: bool = False
     """Fill the picture with symbols that resemble the target."""
@@ -42,7 +42,7 @@ class Config(Knobs):
 
 
 LEVELS = (
-    {"rows": 6, "cols": 10, "max_count": 24},
+    {"rows": 6, "cols": 10, "max_count": 30},
     {"rows": 8, "cols": 14, "max_count": 40},
     {"rows": 10, "cols": 20, "max_count": 60, "lookalikes": True},
     {"rows": 12, "cols": 24, "max_count": 80, "lookalikes": True},
