@@ -107,10 +107,11 @@ def _options(cars: dict[str, Car], board: list[list[str]], last: str) -> list[tu
     car moved last (two slides in a row would be one). A's slides are listed three times:
     drawn more often, A leaves the exit early and the blockers have time to close in."""
     out: list[tuple[str, int]] = []
+    columns = list(zip(*board))
     for letter, (r, c, length, horizontal) in cars.items():
         if letter == last:
             continue
-        line = board[r] if horizontal else [row[c] for row in board]
+        line = board[r] if horizontal else columns[c]
         start = c if horizontal else r
         pos = start - 1
         while pos >= 0 and line[pos] == EMPTY:
@@ -136,12 +137,13 @@ def _place(rng: random.Random, count: int) -> dict[str, Car]:
         for _ in range(50):
             length = 3 if rng.random() < 0.25 else 2
             horizontal = 0 if index == 0 else int(rng.random() < 0.5)
+            # int(random() * k) rather than randrange(k): the same uniform draw, fewer calls.
             if horizontal:
-                r, c = rng.randrange(SIZE), rng.randrange(SIZE - length + 1)
+                r, c = int(rng.random() * SIZE), int(rng.random() * (SIZE - length + 1))
                 if r == EXIT_ROW:
                     continue  # only A drives along the exit row, so A can always leave
             else:
-                r, c = rng.randrange(SIZE - length + 1), rng.randrange(SIZE)
+                r, c = int(rng.random() * (SIZE - length + 1)), int(rng.random() * SIZE)
                 if index == 0:
                     c = rng.choice((SIZE - 2, SIZE - 1))
             car = [r, c, length, horizontal]
