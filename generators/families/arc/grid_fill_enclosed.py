@@ -54,7 +54,7 @@ LEVELS = (
 )
 
 _TRIES = 30
-_PLACE_TRIES = 12
+_PLACE_TRIES = 8
 
 
 def _apart(box: Box, others: list[Box]) -> bool:
@@ -70,15 +70,18 @@ def _draw(
     rows = rng.randint(config.min_size, config.max_size)
     cols = rng.randint(config.min_size, config.max_size)
     boxes: list[tuple[Box, bool]] = []
+    placed: list[Box] = []
+    # random() arithmetic rather than randint: placement tries are the hot loop.
+    draw = rng.random
+    tall, wide = min(5, rows // 2 + 1) - 2, min(6, cols // 2 + 1) - 2
     for whole in [True] + [False] * broken + [True] * (closed - 1):  # the ones a check needs first
         for _ in range(_PLACE_TRIES):
-            # random() arithmetic rather than randint: placement tries are the hot loop.
-            draw = rng.random
-            h, w = 3 + int(draw() * (min(5, rows // 2 + 1) - 2)), 3 + int(draw() * (min(6, cols // 2 + 1) - 2))
+            h, w = 3 + int(draw() * tall), 3 + int(draw() * wide)
             top, left = int(draw() * (rows - h + 1)), int(draw() * (cols - w + 1))
             box = (top, left, top + h - 1, left + w - 1)
-            if _apart(box, [placed for placed, _ in boxes]):
+            if _apart(box, placed):
                 boxes.append((box, whole))
+                placed.append(box)
                 break
     given = [[0] * cols for _ in range(rows)]
     result = [[0] * cols for _ in range(rows)]

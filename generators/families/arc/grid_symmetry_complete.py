@@ -37,19 +37,23 @@ def _image(kind: str, r: int, c: int, rows: int, cols: int) -> tuple[int, int]:
 def restore(grid: Grid, symmetry: str, mask: int) -> Grid | None:
     """Every ``mask`` cell replaced by a visible mirror image, or None if one has none."""
     rows, cols = len(grid), len(grid[0])
-    out = [list(row) for row in grid]
+    out = list(grid)
     for r, row in enumerate(grid):
+        if mask not in row:  # most rows hold no hidden cell: skip them whole
+            continue
+        line = list(row)
         for c, cell in enumerate(row):
             if cell != mask:
                 continue
             for kind in _IMAGES[symmetry]:
                 y, x = _image(kind, r, c, rows, cols)
                 if grid[y][x] != mask:
-                    out[r][c] = grid[y][x]
+                    line[c] = grid[y][x]
                     break
             else:
                 return None
-    return tuple(tuple(row) for row in out)
+        out[r] = tuple(line)
+    return tuple(out)
 
 
 def symmetric(rng: random.Random, rows: int, cols: int, kind: str, colours: list[int]) -> Grid:
