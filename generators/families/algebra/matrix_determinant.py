@@ -31,8 +31,8 @@ class Config(Knobs):
 
 
 LEVELS = (
-    {"min_size": 2, "max_size": 2, "max_entry": 12},
-    {"min_size": 2, "max_size": 3, "max_entry": 6},
+    {"min_size": 2, "max_size": 2, "max_entry": 9},
+    {"min_size": 2, "max_size": 3, "max_entry": 9},
     {"min_size": 3, "max_size": 3, "max_entry": 9},
     {"min_size": 3, "max_size": 4, "max_entry": 9},
     {"min_size": 4, "max_size": 4, "max_entry": 12},

@@ -28,22 +28,23 @@ class Config(Knobs):
     min_size: int = 2
     max_size: int = 3
     max_value: int = 9
-    square: bool = True
+    rectangular: bool = False
+    """Whether height and width are drawn separately (non-square matrices end on a lone row or column)."""
 
     def check(self) -> None:
         if self.min_size > self.max_size:
             raise ValueError("Config.min_size must be <= max_size")
-        if not isinstance(self.square, bool):
-            raise ValueError(f"Config.square must be a bool, got {self.square!r}")
+        if not isinstance(self.rectangular, bool):
+            raise ValueError(f"Config.rectangular must be a bool, got {self.rectangular!r}")
 
 
 LEVELS = (
     {"min_size": 2, "max_size": 3, "max_value": 9},
     {"min_size": 3, "max_size": 4, "max_value": 20},
-    {"min_size": 3, "max_size": 5, "max_value": 50, "square": False},
-    {"min_size": 4, "max_size": 6, "max_value": 99, "square": False},
-    {"min_size": 5, "max_size": 8, "max_value": 99, "square": False},
-    {"min_size": 6, "max_size": 10, "max_value": 999, "square": False},
+    {"min_size": 3, "max_size": 5, "max_value": 50, "rectangular": True},
+    {"min_size": 4, "max_size": 6, "max_value": 99, "rectangular": True},
+    {"min_size": 5, "max_size": 8, "max_value": 99, "rectangular": True},
+    {"min_size": 6, "max_size": 10, "max_value": 999, "rectangular": True},
 )
 
 
@@ -63,7 +64,7 @@ def spiral(rows: list[list[int]]) -> list[int]:
 
 def generate(config: Config, rng: random.Random) -> Problem:
     height = rng.randint(config.min_size, config.max_size)
-    width = height if config.square else rng.randint(config.min_size, config.max_size)
+    width = rng.randint(config.min_size, config.max_size) if config.rectangular else height
     matrix = [[rng.randint(0, config.max_value) for _ in range(width)] for _ in range(height)]
     question = (
         f"List the elements of the {height}x{width} matrix below in clockwise spiral order, starting at the "
