@@ -17,13 +17,16 @@ from typing import Any
 
 from pipeline.bundle.versions import is_version, parse_version
 
-BUNDLE_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,127}$")
-"""Bundle names: lowercase letters, digits, ``.``, ``_`` and ``-``, starting with a letter or digit."""
-FILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+BUNDLE_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,127}\Z")
+"""Bundle names: lowercase letters, digits, ``.``, ``_`` and ``-``, starting with a letter or digit.
+
+Every pattern here ends in ``\\Z``, not ``$``: ``$`` also matches before a final newline, which let
+``name\\n`` pass as a second name printing exactly like ``name``."""
+FILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\Z")
 """Files of a bundle: one plain path component (no ``/``, no leading dot, so no ``..``)."""
-SHA256_HEX = re.compile(r"^[0-9a-f]{64}$")
-DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
-PARENT_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
+SHA256_HEX = re.compile(r"^[0-9a-f]{64}\Z")
+DIGEST = re.compile(r"^sha256:[0-9a-f]{64}\Z")
+PARENT_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]*\Z")
 """The name part of a lineage parent (``name@X.Y.Z``); lineage only, never a path."""
 RESERVED_NAMES = frozenset({"blobs", "refs"})
 """Names a registry uses for itself."""
