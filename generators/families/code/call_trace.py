@@ -45,7 +45,7 @@ class Config(Knobs):
 
 
 LEVELS = (
-    {"shapes": 2, "max_arg": 6, "calls_rate": 0.0},
+    {"shapes": 2, "max_arg": 7, "calls_rate": 0.0},
     {"shapes": 3, "max_arg": 8, "calls_rate": 0.0},
     {"shapes": 4, "max_arg": 10, "calls_rate": 0.4},
     {"shapes": 5, "max_arg": 12, "calls_rate": 0.5},
@@ -72,9 +72,9 @@ def _call(argument: Node) -> Node:
 def _function(shape: str, rng: random.Random) -> dict[str, Any]:
     """``{"base": k, "base_value": expr, "cases": [(cond or None, expr), ...]}``: ``n <= k`` returns
     ``base_value``; otherwise the first case whose condition holds (None: always) gives the result."""
-    a, b = rng.randint(2, 3), rng.randint(1, 9)
+    a, b = rng.randint(2, 3), rng.randint(1, 12)
     base = rng.randint(0, 2)
-    base_value = rng.choice((_n(rng.randint(1, 5)), _op("+", _ARG, _n(rng.randint(1, 4)))))
+    base_value = rng.choice((_n(rng.randint(1, 9)), _op("+", _ARG, _n(rng.randint(1, 6)))))
     sign = rng.choice("+-")
     if shape == "linear":
         body = _op(sign, _op("+", _call(_op("-", _ARG, _n(1))), _op("*", _n(a), _ARG)), _n(b))

@@ -41,7 +41,7 @@ class Config(Knobs):
 
 
 LEVELS = (
-    {"shapes": 2, "max_iterations": 5, "side_statements": 0},
+    {"shapes": 3, "max_iterations": 5, "side_statements": 0},
     {"shapes": 3, "max_iterations": 6, "side_statements": 0},
     {"shapes": 4, "max_iterations": 7, "side_statements": 1},
     {"shapes": 5, "max_iterations": 8, "side_statements": 1},
@@ -62,7 +62,7 @@ def _op(symbol: str, left: ml.Node, right: ml.Node) -> ml.Node:
     return ("op", symbol, left, right)
 
 
-def _loop(shape: str, rng: random.Random) -> tuple[list[ml.Node], ml.Node, list[ml.Node], str]:
+def _loop(shape: str, most: int, rng: random.Random) -> tuple[list[ml.Node], ml.Node, list[ml.Node], str]:
     """Initial assignments, loop condition, loop body and the variable the loop is about."""
     if shape == "countdown":
         step = rng.randint(1, 4)
@@ -77,7 +77,8 @@ def _loop(shape: str, rng: random.Random) -> tuple[list[ml.Node], ml.Node, list[
         body = [("set", "x", _op("+", _op("*", _v("x"), _n(rng.randint(2, 3))), _n(rng.randint(-3, 5))))]
         return init, ("cmp", "<", _v("x"), _n(rng.choice((100, 200, 500, 1000, 5000)))), body, "x"
     if shape == "digits":
-        init = [("set", "x", _n(rng.randint(10**3, 10**7))), ("set", "s", _n(0))]
+        digits = rng.randint(3, min(7, most))  # one iteration per digit
+        init = [("set", "x", _n(rng.randint(10 ** (digits - 1), 10**digits - 1))), ("set", "s", _n(0))]
         body = [("set", "s", _op("+", _v("s"), _op("%", _v("x"), _n(10)))), ("set", "x", _op("//", _v("x"), _n(10)))]
         return init, ("cmp", ">", _v("x"), _n(0)), body, "s"
     if shape == "collatz":
@@ -111,7 +112,7 @@ def _loop(shape: str, rng: random.Random) -> tuple[list[ml.Node], ml.Node, list[
 def generate(config: Config, rng: random.Random) -> Problem:
     for _ in range(_MAX_TRIES):
         shape = rng.choice(_SHAPES[: config.shapes])
-        init, cond, body, about = _loop(shape, rng)
+        init, cond, body, about = _loop(shape, config.max_iterations, rng)
         shown = about
         if config.side_statements:
             names = sorted({stmt[1] for stmt in init} | {"y"})
