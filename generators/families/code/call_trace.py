@@ -121,9 +121,15 @@ class _Trace:
         left, right = self._expr(node[2], n, calls), self._expr(node[3], n, calls)
         if node[1] in ("//", "%") and right == 0:
             raise ml.ProgramError("division by zero")
-        value = {"+": left + right, "-": left - right, "*": left * right}.get(node[1])
-        if value is None:
-            value = left // right if node[1] == "//" else left % right
+        symbol = node[1]
+        if symbol == "+":
+            value = left + right
+        elif symbol == "-":
+            value = left - right
+        elif symbol == "*":
+            value = left * right
+        else:
+            value = left // right if symbol == "//" else left % right
         if abs(value) > _LIMIT:
             raise ml.ProgramError("value out of range")
         return value

@@ -64,6 +64,7 @@ def _op(symbol: str, left: ml.Node, right: ml.Node) -> ml.Node:
 
 def _loop(shape: str, most: int, rng: random.Random) -> tuple[list[ml.Node], ml.Node, list[ml.Node], str]:
     """Initial assignments, loop condition, loop body and the variable the loop is about."""
+    body: list[ml.Node]
     if shape == "countdown":
         step = rng.randint(1, 4)
         init = [("set", "k", _n(rng.randint(6, 30))), ("set", "s", _n(rng.randint(0, 9)))]

@@ -63,25 +63,52 @@ LEVELS = (
 )
 
 
+def _starts(x: str) -> Callable[[str], bool]:
+    return lambda s: s[:1] == x
+
+
+def _ends(x: str) -> Callable[[str], bool]:
+    return lambda s: s[-1:] == x
+
+
+def _odd_count(x: str) -> Callable[[str], bool]:
+    return lambda s: s.count(x) % 2 == 1
+
+
+def _contains(pair: str) -> Callable[[str], bool]:
+    return lambda s: pair in s
+
+
+def _all_before(x: str, y: str) -> Callable[[str], bool]:
+    return lambda s: y not in s or x not in s[s.index(y) :]
+
+
+def _longer(k: int) -> Callable[[str], bool]:
+    return lambda s: len(s) > k
+
+
+def _negated(f: Callable[[str], bool]) -> Callable[[str], bool]:
+    return lambda s: not f(s)
+
+
 @functools.cache
 def rules(alphabet: str, negations: bool) -> tuple[Rule, ...]:
     """Every rule of a level: named predicates over strings of ``alphabet``."""
     out: list[Rule] = []
     for x in alphabet:
-        out.append((f"starts with {x}", lambda s, x=x: s[:1] == x))
-        out.append((f"ends with {x}", lambda s, x=x: s[-1:] == x))
-        out.append((f"odd number of {x}", lambda s, x=x: s.count(x) % 2 == 1))
+        out.append((f"starts with {x}", _starts(x)))
+        out.append((f"ends with {x}", _ends(x)))
+        out.append((f"odd number of {x}", _odd_count(x)))
         for y in alphabet:
-            out.append((f"contains {x}{y}", lambda s, p=x + y: p in s))
+            out.append((f"contains {x}{y}", _contains(x + y)))
             if x != y:
-                out.append((f"every {x} before every {y}", lambda s, x=x, y=y: y not in s or x not in s[s.index(y) :]))
+                out.append((f"every {x} before every {y}", _all_before(x, y)))
     out.append(("even length", lambda s: len(s) % 2 == 0))
     out.append(("palindrome", lambda s: s == s[::-1]))
     out.append(("no letter twice in a row", lambda s: all(a != b for a, b in itertools.pairwise(s))))
-    for k in (2, 3, 4, 5):
-        out.append((f"longer than {k}", lambda s, k=k: len(s) > k))
+    out.extend((f"longer than {k}", _longer(k)) for k in (2, 3, 4, 5))
     if negations:
-        out.extend((f"not ({name})", lambda s, f=f: not f(s)) for name, f in list(out))
+        out.extend((f"not ({name})", _negated(f)) for name, f in list(out))
     return tuple(out)
 
 

@@ -18,7 +18,7 @@ import random
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from generators.base import Family, Knobs, Problem
 
@@ -103,7 +103,7 @@ def predictions(pairs: Pairs, x: int, degree: int, shapes: int) -> list[Fraction
     return out
 
 
-def _rule(shape: str, config: Config, rng: random.Random) -> tuple[str, object]:
+def _rule(shape: str, config: Config, rng: random.Random) -> tuple[str, Any]:
     k = config.max_coefficient
     if shape == "polynomial":
         degree = rng.randint(1, config.degree)
@@ -117,15 +117,15 @@ def _rule(shape: str, config: Config, rng: random.Random) -> tuple[str, object]:
     return shape, (rng.choice((2, 3)), rng.choice([c for c in range(-3, 4) if c]), rng.randint(-k, k))
 
 
-def _apply(rule: tuple[str, object], x: int) -> int:
+def _apply(rule: tuple[str, Any], x: int) -> int:
     shape, params = rule
     if shape == "polynomial":
-        return sum(c * x**i for i, c in enumerate(params))  # type: ignore[arg-type]
+        return int(sum(c * x**i for i, c in enumerate(params)))
     if shape == "parity":
-        a, b = params[x % 2]  # type: ignore[index]
-        return a * x + b
-    base, c, d = params  # type: ignore[misc]
-    return c * base**x + d
+        a, b = params[x % 2]
+        return int(a * x + b)
+    base, c, d = params
+    return int(c * base**x + d)
 
 
 def generate(config: Config, rng: random.Random) -> Problem:
