@@ -28,6 +28,7 @@ root, soundness_path, name, levels, repeats = sys.argv[1], sys.argv[2], sys.argv
 sys.path.insert(0, root)
 spec = importlib.util.spec_from_file_location("soundness_probe", soundness_path)
 probe = importlib.util.module_from_spec(spec)
+sys.modules["soundness_probe"] = probe  # dataclasses look their module up there
 spec.loader.exec_module(probe)
 from generators.registry import get_family
 from generators.dataset import create_dataset
@@ -67,6 +68,7 @@ def huge_table(root: Path, levels: str, repeats: int, timeout: float) -> list[di
     ).stdout.split()
     rows: list[dict[str, Any]] = []
     for name in names:
+        result = None
         try:
             result = subprocess.run(
                 [sys.executable, "-c", HUGE_CHILD, str(root), str(soundness_path), name, levels, str(repeats)],
@@ -79,7 +81,10 @@ def huge_table(root: Path, levels: str, repeats: int, timeout: float) -> list[di
         except subprocess.TimeoutExpired as error:
             out = error.stdout.decode() if isinstance(error.stdout, bytes) else (error.stdout or "")
             rows.append({"family": name, "level": None, "size": None, "shape": "timeout", "ms": timeout * 1000})
-        rows += [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+        found = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+        if not found and result is not None and result.returncode:
+            print(f"{name}: the timing child failed: {result.stderr.strip()[-300:]}", file=sys.stderr)
+        rows += found
     return rows
 
 
@@ -94,6 +99,9 @@ def print_huge(label: str, rows: list[dict[str, Any]]) -> None:
     for name, row in sorted(per.items()):
         size = "—" if row["size"] is None else ("1 MiB" if row["size"] == 1 << 20 else f"{row['size'] // 1024} KiB")
         print(f"| {name} | {row['level']} | {row['shape']} | {size} | {row['ms']:.1f} |")
+    if not rows:
+        print(f"\n{label}: no rows")
+        return
     worst = max(rows, key=lambda r: (r["size"] or 0, r["ms"]) if r["size"] != 16384 else (1 << 30, r["ms"]))
     over = sum(r["ms"] > 50 for r in rows)
     print(

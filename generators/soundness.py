@@ -58,6 +58,7 @@ HUGE_SHAPES: dict[str, Callable[[str, int], str]] = {
     "gold_repeated": lambda gold, size: _fill((gold or "0") + "\n", size),
     "gold_comma_list": lambda gold, size: _fill((gold or "0") + ", ", size),
     "digits": lambda gold, size: _fill("7", size),
+    "letters": lambda gold, size: _fill("A", size),
     "number_list": lambda gold, size: _fill("12, ", size),
     "words": lambda gold, size: _fill("red ", size),
     "lines": lambda gold, size: _fill("a -> b\n", size),
