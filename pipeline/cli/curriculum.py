@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -15,10 +16,15 @@ curriculum_app = typer.Typer(no_args_is_help=True, help="Adapt procedural diffic
 
 
 def _target(text: str) -> tuple[float, float]:
+    """``LOW,HIGH``: two finite rates in [0, 1] with LOW < HIGH (``nan`` compares false to everything,
+    so an unchecked band of ``nan,inf`` or ``0.9,0.1`` would silently never move a level)."""
+    usage = f"--target must be LOW,HIGH with 0 <= LOW < HIGH <= 1 (e.g. 0.5,0.8), got {text!r}"
     try:
         low, high = (float(v) for v in text.split(","))
     except ValueError:
-        raise ValueError(f"--target must be LOW,HIGH (e.g. 0.5,0.8), got {text!r}") from None
+        raise ValueError(usage) from None
+    if not (math.isfinite(low) and math.isfinite(high) and 0.0 <= low < high <= 1.0):
+        raise ValueError(usage)
     return low, high
 
 

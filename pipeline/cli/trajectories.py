@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import typer
@@ -24,6 +25,8 @@ def export(
     except ImportError as exc:  # pragma: no cover - duckdb is in the analytics extra
         fail(f"exporting needs DuckDB ({exc.name} is missing): pip install 'synthenv[analytics]'")
     try:
+        for path in files:
+            _check_log(path)
         result = export_trajectories(list(files), dest, fmt)
     except (ValueError, ImportError) as exc:
         fail(str(exc))
@@ -34,6 +37,41 @@ def export(
         f"{result['rows']} rows, {result['episodes']} episodes ({result['finished']} finished, "
         f"{result['errors']} infrastructure errors) -> {result['out']}"
     )
+
+
+def _check_log(path: Path) -> None:
+    """A trajectory log as written by ``RecordTrajectory``, or ValueError naming the file and line.
+
+    DuckDB reads any JSON it is given (a missing key becomes a null column, an empty file no
+    rows) and counts lines its own way, so each line is checked here first: a JSON object with
+    an ``episode`` and an integer ``step``, and at least one row in the file.
+    """
+    if not path.is_file():
+        raise ValueError(
+            f"{path} is a directory, not a trajectory file" if path.is_dir() else f"no such trajectory file: {path}"
+        )
+    rows = 0
+    try:
+        with path.open("rb") as fh:
+            for number, raw in enumerate(fh, start=1):
+                if not raw.strip():
+                    continue
+                try:
+                    row = json.loads(raw)
+                except ValueError as exc:
+                    raise ValueError(f"{path}: line {number} is not JSON ({exc})") from None
+                if not isinstance(row, dict):
+                    raise ValueError(f"{path}: line {number} is a JSON {type(row).__name__}, not a trajectory row")
+                missing = [k for k in ("episode", "step") if k not in row]
+                if missing:
+                    raise ValueError(f"{path}: line {number} lacks {', '.join(missing)}")
+                if not isinstance(row["step"], int) or isinstance(row["step"], bool):
+                    raise ValueError(f"{path}: line {number}: step must be an integer, got {row['step']!r}")
+                rows += 1
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if rows == 0:
+        raise ValueError(f"{path}: no trajectory rows (an empty file)")
 
 
 def register(app: typer.Typer) -> None:

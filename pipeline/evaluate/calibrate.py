@@ -42,7 +42,33 @@ def read_report(path: str | Path) -> dict[str, Any]:
         raise ValueError(f"cannot read an evaluation report at {path}: {exc}") from None
     if not isinstance(data, dict) or "families" not in data or "tasks" not in data:
         raise ValueError(f"{p} is not an evaluation report (no families / tasks)")
+    _check_report(data, p)
     return data
+
+
+TASK_KEYS = {"family": str, "level": int, "n": int, "passed": int, "errors": int}
+
+
+def _check_report(data: dict[str, Any], p: Path) -> None:
+    """The keys :func:`calibration` reads, with their types, or ValueError naming the file and key:
+    a hand-edited or truncated report is a bad input, not a crash halfway through writing a bundle."""
+    missing = [k for k in (*RUN_KEYS, "tasks") if k not in data]
+    if missing:
+        raise ValueError(f"{p}: not an evaluation report (missing {', '.join(missing)})")
+    bundle = data["bundle"]
+    if not isinstance(bundle, dict) or not all(isinstance(bundle.get(k), str) for k in ("ref", "digest")):
+        raise ValueError(f"{p}: 'bundle' must be an object with string 'ref' and 'digest'")
+    if not isinstance(data["policy"], str) or not isinstance(data["families"], dict):
+        raise ValueError(f"{p}: 'policy' must be a string and 'families' an object")
+    if not isinstance(data["tasks"], dict):
+        raise ValueError(f"{p}: 'tasks' must be an object of task id -> figures")
+    for tid, task in data["tasks"].items():
+        if not isinstance(task, dict):
+            raise ValueError(f"{p}: task {tid!r} must be an object, got {type(task).__name__}")
+        for key, kind in TASK_KEYS.items():
+            value = task.get(key)
+            if not isinstance(value, kind) or isinstance(value, bool):
+                raise ValueError(f"{p}: task {tid!r}: {key!r} must be {kind.__name__}, got {value!r}")
 
 
 def calibration(reports: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import datetime
 import hashlib
 import json
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -70,6 +71,41 @@ def results_digest(path: str | Path) -> str:
     return "sha256:" + h.hexdigest()
 
 
+def check_target(target: Any) -> tuple[float, float]:
+    """The band ``(low, high)`` of mean reward to hold, or ValueError: two finite numbers with
+    ``0 <= low < high <= 1`` (a reversed or ``nan`` band would never move a level, silently)."""
+    try:
+        low, high = (float(v) for v in target)
+    except (TypeError, ValueError):
+        raise ValueError(f"--target must be two numbers LOW,HIGH, got {target!r}") from None
+    if not (math.isfinite(low) and math.isfinite(high) and 0.0 <= low < high <= 1.0):
+        raise ValueError(f"--target must be LOW,HIGH with 0 <= LOW < HIGH <= 1, got {low},{high}")
+    return low, high
+
+
+def check_jsonl(path: Path) -> None:
+    """Every non-blank line of ``path`` is a JSON object, or ValueError naming the file and line.
+
+    DuckDB's own message counts lines differently and quotes its query; this pass names the
+    line a person would open.
+    """
+    try:
+        with path.open("rb") as fh:
+            for number, raw in enumerate(fh, start=1):
+                if not raw.strip():
+                    continue
+                try:
+                    row = json.loads(raw)
+                except ValueError as exc:
+                    raise ValueError(f"{path}: cannot read results (line {number} is not JSON: {exc})") from None
+                if not isinstance(row, dict):
+                    raise ValueError(
+                        f"{path}: cannot read results (line {number} is a JSON {type(row).__name__}, not an object)"
+                    )
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read results ({exc.strerror or exc})") from None
+
+
 EVALUATION_ROWS = "episodes.jsonl"
 
 
@@ -88,6 +124,8 @@ def read_results(path: str | Path) -> list[Rollout]:
         raise ValueError(f"{path}: results must be .jsonl, .ndjson, .json or .parquet")
     if not path.is_file():
         raise ValueError(f"{path}: no such results file")
+    if reader == "read_json" and path.suffix.lower() != ".json":
+        check_jsonl(path)
     con = duckdb.connect(config={"autoinstall_known_extensions": "false"})
     try:
         source = f"{reader}(?)"
@@ -356,6 +394,7 @@ def update(
 
     from pipeline.jobs.batch import default_work_root
 
+    target = check_target(target)
     steps = steps or LoopSteps()
     results = Path(results)
     rollouts = steps.read(results)
