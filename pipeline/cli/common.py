@@ -91,6 +91,40 @@ def fail(message: str, code: int | str = "usage") -> NoReturn:
     raise typer.Exit(EXIT_CODES[name])
 
 
+def require_extra(extra: str, *modules: str) -> None:
+    """Exit ``unavailable`` naming ``extra`` when one of ``modules`` is not installed, before any work
+    starts (found without importing it: litellm alone takes seconds to import)."""
+    from importlib.util import find_spec
+
+    for name in modules:
+        try:
+            found = find_spec(name) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            fail(f"this needs the {extra} extra ({name} is missing): pip install 'synthenv[{extra}]'", "unavailable")
+
+
+def require_port(host: str, port: int) -> None:
+    """Exit ``unavailable`` naming the port when ``host:port`` cannot be bound, before the server
+    announces itself (the server binds the same way, with ``SO_REUSEADDR``, a moment later)."""
+    import socket
+
+    if port == 0:
+        return
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as exc:
+        fail(f"cannot listen on {host}:{port}: {exc}", "unavailable")
+    family, _, _, _, address = infos[0]
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(address)
+        except OSError as exc:
+            fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}", "unavailable")
+
+
 def open_bundle(path: Path, kinds: tuple[str, ...] = ("tool_use", "procedural"), command: str = "") -> Any:
     """The verified bundle at ``path``, or exit: ``not_found`` when nothing is there, ``refused`` when it
     is not a valid bundle or is of a kind ``command`` does not take (naming what to use instead)."""

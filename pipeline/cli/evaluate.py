@@ -9,7 +9,7 @@ from typing import Any
 import typer
 
 from pipeline.cli import llm as llm_options
-from pipeline.cli.common import emit_json, err, fail, quiet_prefect
+from pipeline.cli.common import emit_json, err, fail, quiet_prefect, require_extra
 
 
 def register(app: typer.Typer) -> None:
@@ -61,6 +61,8 @@ def evaluate(
     chosen = sum([llm is not None, policy is not None, run_baselines])
     if chosen != 1:
         fail("give exactly one of --llm MODEL, --policy NAME or --baselines")
+    if llm is not None:
+        require_extra("llm", "litellm", "tenacity")
     try:
         config = EvalConfig.load(config_file) if config_file else EvalConfig()
         config = config.with_overrides(max_steps=max_steps, temperature=temperature, request_timeout=llm_timeout)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from pipeline.cli.common import err, fail, open_bundle
+from pipeline.cli.common import err, fail, open_bundle, require_port
 
 
 def serve(
@@ -53,6 +53,7 @@ def serve(
     if protocol not in ("synthenv", "openenv"):
         fail(f"--protocol must be synthenv or openenv, got {protocol!r}", "usage")
     open_bundle(bundle, kinds=("tool_use",), command="serve")
+    require_port(host, port)
     if protocol == "openenv":
         from pipeline.cli.serve_openenv import serve_openenv
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from pipeline.cli.common import err
+from pipeline.cli.common import err, fail
 
 
 def serve_openenv(
@@ -35,11 +35,10 @@ def serve_openenv(
         from pipeline.integrations.openenv import create_openenv_app
         from pipeline.server.runner import make_server
     except ImportError as exc:
-        err.print(
-            f"[bold red]error:[/] the OpenEnv protocol needs openenv-core ({exc.name} is missing): "
-            "pip install 'synthenv[openenv]'"
+        fail(
+            f"the OpenEnv protocol needs the openenv extra ({exc.name} is missing): pip install 'synthenv[openenv]'",
+            "unavailable",
         )
-        raise typer.Exit(2) from None
     from pipeline.server.trainer import TOKEN_ENV
 
     token = trainer_token or os.environ.get(TOKEN_ENV)
