@@ -9,7 +9,8 @@ a level instead, in the spirit of RLVE's adaptive environments: each family keep
 
 Update rule, per family: once ``min_samples`` scores of problems drawn from the current
 window are in, the mean success ``m`` is compared with the target band ``(low, high)``;
-outside it (by ``hysteresis``), the centre moves by ``gain * (m - mid)`` clipped to
+outside it by more than ``hysteresis`` plus ``confidence`` standard errors of ``m`` (so
+sampling noise near a band edge does not move the window), the centre moves by ``gain * (m - mid)`` clipped to
 ``max_step`` (``mid`` the band's middle), and the evidence is cleared, since it was measured
 at the old window. A step is therefore small near the band and bounded far from it, and a
 learner of fixed skill brings the centre to rest where its success is inside the band.
@@ -80,6 +81,7 @@ class AdaptiveCurriculum:
         max_step: float = 0.25,
         hysteresis: float = 0.02,
         start: float | Mapping[str, float] = 0.0,
+        confidence: float = 1.5,
     ) -> None:
         if isinstance(families, (str, bytes)):
             raise ValueError("families must be a list of names or a {name: top} mapping, not a string")
@@ -104,6 +106,9 @@ class AdaptiveCurriculum:
         self.gain = _number("gain", gain)
         self.max_step = _number("max_step", max_step)
         self.hysteresis = _number("hysteresis", hysteresis)
+        self.confidence = _number("confidence", confidence)
+        if self.confidence < 0:
+            raise ValueError(f"confidence must be >= 0, got {confidence!r}")
         if self.spread < 0 or self.gain <= 0 or self.max_step <= 0 or not 0 <= self.hysteresis < (high - low) / 2:
             raise ValueError("spread must be >= 0, gain and max_step > 0, hysteresis in [0, half the band)")
         self.min_samples = _integer("min_samples", min_samples, 1)
@@ -200,7 +205,11 @@ class AdaptiveCurriculum:
             return
         mean = sum(state.scores) / len(state.scores)
         low, high = self.target
-        if low - self.hysteresis <= mean <= high + self.hysteresis:
+        # Move only when the mean is outside the band by more than its noise: ``confidence``
+        # standard errors (a floor keeps an all-0 or all-1 window from reading as exact).
+        noise = self.confidence * math.sqrt(max(mean * (1 - mean), 0.01) / len(state.scores))
+        margin = self.hysteresis + noise
+        if low - margin <= mean <= high + margin:
             return
         step = max(-self.max_step, min(self.max_step, self.gain * (mean - (low + high) / 2)))
         centre = min(state.top, max(0.0, state.centre + step))
@@ -223,6 +232,7 @@ class AdaptiveCurriculum:
             "gain": self.gain,
             "max_step": self.max_step,
             "hysteresis": self.hysteresis,
+            "confidence": self.confidence,
             "families": {
                 name: {
                     "centre": state.centre,
@@ -254,6 +264,7 @@ class AdaptiveCurriculum:
                 gain=data["gain"],
                 max_step=data["max_step"],
                 hysteresis=data["hysteresis"],
+                confidence=data.get("confidence", 1.5),
                 start={name: entry["centre"] for name, entry in families.items()},
             )
             for name, entry in families.items():
