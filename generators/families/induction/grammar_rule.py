@@ -113,7 +113,7 @@ def rules(alphabet: str, negations: bool) -> tuple[Rule, ...]:
 
 
 def _string(config: Config, alphabet: str, rng: random.Random) -> str:
-    return "".join(rng.choice(alphabet) for _ in range(rng.randint(1, config.max_length)))
+    return "".join(rng.choices(alphabet, k=rng.randint(1, config.max_length)))
 
 
 def _draw_labelled(
