@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -63,6 +64,8 @@ def evaluate(
         fail("give exactly one of --llm MODEL, --policy NAME or --baselines")
     if llm is not None:
         require_extra("llm", "litellm", "tenacity")
+    if out is not None:
+        _check_run_dir(out)
     try:
         config = EvalConfig.load(config_file) if config_file else EvalConfig()
         config = config.with_overrides(max_steps=max_steps, temperature=temperature, request_timeout=llm_timeout)
@@ -103,6 +106,35 @@ def evaluate(
             f"{u['completion_tokens']} out, cost ${u['cost_usd']:.6f}\n"
         )
     sys.stdout.write(f"report {summary['out']}/report.html\n")
+
+
+def _check_run_dir(out: Path) -> None:
+    """An existing ``--out`` is resumed, so what it holds is input: ``run.json`` a JSON object and
+    each ``episodes.jsonl`` row an object, else a usage error naming the file and line (a line cut
+    short by an interrupted write is left to the resume, which replays that episode)."""
+    if out.exists() and not out.is_dir():
+        fail(f"--out {out} is a file; a run directory is expected")
+    run = out / "run.json"
+    if run.exists():
+        try:
+            data = json.loads(run.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            fail(f"{run}: not a readable run record ({exc})")
+        if not isinstance(data, dict):
+            fail(f"{run}: a run record is a JSON object, got a {type(data).__name__}")
+    rows = out / "episodes.jsonl"
+    if rows.exists():
+        try:
+            with rows.open("rb") as fh:
+                for number, raw in enumerate(fh, start=1):
+                    try:
+                        row = json.loads(raw) if raw.strip() else {}
+                    except ValueError:
+                        continue
+                    if not isinstance(row, dict):
+                        fail(f"{rows}: line {number} is a JSON {type(row).__name__}, not an episode row")
+        except OSError as exc:
+            fail(f"{rows}: cannot read ({exc.strerror or exc})")
 
 
 def _settings(

@@ -93,3 +93,31 @@ def test_calibrate_refuses_a_malformed_report(store_bundle: Path, tmp_path: Path
     path.write_text(json.dumps(report), encoding="utf-8")
     error = _json_error(["calibrate", str(store_bundle), str(path), "--out", str(tmp_path / "out")])
     assert str(path) in error["message"], error["message"]
+
+
+# --- synthenv evaluate --out (a run directory is resumed, so it is input) --------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "where"),
+    [
+        ("run.json", "[1]", "run.json"),
+        ("run.json", "{broken", "run.json"),
+        ("episodes.jsonl", '{"task_id": "t"}\n[1]\n', "line 2"),
+    ],
+)
+def test_evaluate_refuses_a_malformed_run_directory(
+    store_bundle: Path, tmp_path: Path, name: str, text: str, where: str
+) -> None:
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / name).write_text(text, encoding="utf-8")
+    error = _json_error(["evaluate", str(store_bundle), "--policy", "refuse", "--no-prefect", "--out", str(out)])
+    assert str(out / name) in error["message"] and where in error["message"], error["message"]
+
+
+def test_evaluate_refuses_a_file_as_its_run_directory(store_bundle: Path, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    out.write_text("x", encoding="utf-8")
+    error = _json_error(["evaluate", str(store_bundle), "--policy", "refuse", "--no-prefect", "--out", str(out)])
+    assert str(out) in error["message"]
