@@ -28,7 +28,7 @@ import hashlib
 import json
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -230,7 +230,10 @@ def open_curriculum(
     from generators import Curriculum
 
     if state.is_file():
-        curriculum = Curriculum.load(state)
+        try:
+            curriculum = Curriculum.load(state)
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"{state}: not a readable curriculum state ({exc})") from None
         if sorted(curriculum.families) != sorted(families):
             raise ValueError(
                 f"{state} tracks {', '.join(curriculum.families)}, not this bundle's "
@@ -315,10 +318,23 @@ def applied(state: Path, digest: str) -> dict[str, Any] | None:
     path = history_path(state)
     if not path.is_file():
         return None
-    for line in path.read_text(encoding="utf-8").splitlines():
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path}: cannot read the curriculum history ({exc})") from None
+    for number, line in enumerate(lines, start=1):
         if line.strip():
-            entry = json.loads(line)
+            try:
+                entry = json.loads(line)
+            except ValueError as exc:
+                raise ValueError(f"{path}: line {number} is not JSON ({exc})") from None
+            if not isinstance(entry, dict):
+                raise ValueError(f"{path}: line {number} is not a JSON object")
             if entry.get("results_digest") == digest:
+                known = {f.name for f in fields(Update)}
+                needed = {f.name for f in fields(Update) if f.default is MISSING and f.default_factory is MISSING}
+                if not known.issuperset(entry) or not needed <= set(entry):
+                    raise ValueError(f"{path}: line {number} is not an update report")
                 return dict(entry)
     return None
 

@@ -121,3 +121,23 @@ def test_evaluate_refuses_a_file_as_its_run_directory(store_bundle: Path, tmp_pa
     out.write_text("x", encoding="utf-8")
     error = _json_error(["evaluate", str(store_bundle), "--policy", "refuse", "--no-prefect", "--out", str(out)])
     assert str(out) in error["message"]
+
+
+@pytest.mark.parametrize(
+    ("history", "where"),
+    [("{broken\n", "line 1"), ('{"ok": 1}\n[1]\n', "line 2"), ("{digest}\n", "line 1")],
+)
+def test_curriculum_names_a_bad_history_line(store_bundle: Path, tmp_path: Path, history: str, where: str) -> None:
+    """The state's history is read to skip results already applied; a damaged line is named."""
+    task = json.loads((store_bundle / "tasks.jsonl").read_text(encoding="utf-8").splitlines()[0])["id"]
+    results = tmp_path / "results.jsonl"
+    results.write_text(json.dumps({"bundle": str(store_bundle), "task_id": task, "reward": 1.0}) + "\n")
+    from pipeline.jobs.curriculum import history_path, results_digest
+
+    state = tmp_path / "state.json"
+    digest = results_digest(results)
+    history = history.replace("{digest}", json.dumps({"results_digest": digest, "surprise": 1}))
+    history_path(state).write_text(history, encoding="utf-8")
+    args = ["curriculum", "update", "--results", str(results), "--state", str(state), "--no-prefect"]
+    error = _json_error([*args, "--work", str(tmp_path / "work"), "--registry", str(tmp_path / "reg")])
+    assert str(history_path(state)) in error["message"] and where in error["message"], error["message"]
