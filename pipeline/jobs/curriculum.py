@@ -26,7 +26,6 @@ from __future__ import annotations
 import datetime
 import hashlib
 import json
-import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
@@ -34,6 +33,7 @@ from typing import Any
 
 from pipeline.bundle.format import Bundle, load_bundle
 from pipeline.bundle.versions import bump, latest, parse_version
+from pipeline.jobs.curriculum_inputs import check_jsonl, check_target
 
 COLUMNS = ("bundle", "task_id", "reward")
 """Present together in a trajectory log: then only final, non-error rows are rollouts."""
@@ -69,41 +69,6 @@ def results_digest(path: str | Path) -> str:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
             h.update(chunk)
     return "sha256:" + h.hexdigest()
-
-
-def check_target(target: Any) -> tuple[float, float]:
-    """The band ``(low, high)`` of mean reward to hold, or ValueError: two finite numbers with
-    ``0 <= low < high <= 1`` (a reversed or ``nan`` band would never move a level, silently)."""
-    try:
-        low, high = (float(v) for v in target)
-    except (TypeError, ValueError):
-        raise ValueError(f"--target must be two numbers LOW,HIGH, got {target!r}") from None
-    if not (math.isfinite(low) and math.isfinite(high) and 0.0 <= low < high <= 1.0):
-        raise ValueError(f"--target must be LOW,HIGH with 0 <= LOW < HIGH <= 1, got {low},{high}")
-    return low, high
-
-
-def check_jsonl(path: Path) -> None:
-    """Every non-blank line of ``path`` is a JSON object, or ValueError naming the file and line.
-
-    DuckDB's own message counts lines differently and quotes its query; this pass names the
-    line a person would open.
-    """
-    try:
-        with path.open("rb") as fh:
-            for number, raw in enumerate(fh, start=1):
-                if not raw.strip():
-                    continue
-                try:
-                    row = json.loads(raw)
-                except ValueError as exc:
-                    raise ValueError(f"{path}: cannot read results (line {number} is not JSON: {exc})") from None
-                if not isinstance(row, dict):
-                    raise ValueError(
-                        f"{path}: cannot read results (line {number} is a JSON {type(row).__name__}, not an object)"
-                    )
-    except OSError as exc:
-        raise ValueError(f"{path}: cannot read results ({exc.strerror or exc})") from None
 
 
 EVALUATION_ROWS = "episodes.jsonl"
