@@ -24,7 +24,6 @@ The state is saved last, after the next bundle is published.
 from __future__ import annotations
 
 import datetime
-import hashlib
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import MISSING, asdict, dataclass, field, fields
@@ -33,23 +32,11 @@ from typing import Any
 
 from pipeline.bundle.format import Bundle, load_bundle
 from pipeline.bundle.versions import bump, latest, parse_version
-from pipeline.jobs.curriculum_inputs import check_jsonl, check_target
+from pipeline.jobs.curriculum_inputs import Rollout, check_target, read_results, results_digest
 
-COLUMNS = ("bundle", "task_id", "reward")
-"""Present together in a trajectory log: then only final, non-error rows are rollouts."""
-READERS = {".jsonl": "read_json", ".ndjson": "read_json", ".json": "read_json", ".parquet": "read_parquet"}
 HISTORY_SUFFIX = ".history.jsonl"
 DEFAULT_TARGET = (0.5, 0.8)
 DEFAULT_MIN_SAMPLES = 32
-
-
-@dataclass(frozen=True)
-class Rollout:
-    """One row of the results file."""
-
-    bundle: str
-    task_id: str
-    reward: float
 
 
 @dataclass(frozen=True)
@@ -59,72 +46,6 @@ class Outcome:
     family: str
     level: int
     reward: float
-
-
-def results_digest(path: str | Path) -> str:
-    path = Path(path)
-    path = path / EVALUATION_ROWS if path.is_dir() else path
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return "sha256:" + h.hexdigest()
-
-
-EVALUATION_ROWS = "episodes.jsonl"
-
-
-def read_results(path: str | Path) -> list[Rollout]:
-    """Rows ``{bundle, task_id, reward}`` from a JSONL or Parquet file (or an evaluation run
-    directory), in file order, checked; rows whose ``status`` is not passed/failed are left out."""
-    import duckdb
-
-    path = Path(path)
-    if path.is_dir():
-        if not (path / EVALUATION_ROWS).is_file():
-            raise ValueError(f"{path}: a results directory must be an evaluation run (no {EVALUATION_ROWS})")
-        path = path / EVALUATION_ROWS
-    reader = READERS.get(path.suffix.lower())
-    if reader is None:
-        raise ValueError(f"{path}: results must be .jsonl, .ndjson, .json or .parquet")
-    if not path.is_file():
-        raise ValueError(f"{path}: no such results file")
-    if reader == "read_json" and path.suffix.lower() != ".json":
-        check_jsonl(path)
-    con = duckdb.connect(config={"autoinstall_known_extensions": "false"})
-    try:
-        source = f"{reader}(?)"
-        try:
-            columns = [row[0] for row in con.execute(f"DESCRIBE SELECT * FROM {source}", [str(path)]).fetchall()]
-        except duckdb.Error as exc:
-            raise ValueError(f"{path}: cannot read results ({exc})") from None
-        missing = [c for c in COLUMNS if c not in columns]
-        if missing:
-            raise ValueError(
-                f"{path}: results need columns {', '.join(COLUMNS)}; missing {', '.join(missing)} "
-                f"(found {', '.join(columns) or 'none'})"
-            )
-        scored = " WHERE status IN ('passed', 'failed')" if "status" in columns else ""
-        try:
-            rows = con.execute(
-                f"SELECT CAST(bundle AS VARCHAR), CAST(task_id AS VARCHAR), "
-                f"TRY_CAST(reward AS DOUBLE), CAST(reward AS VARCHAR) FROM {source}{scored}",
-                [str(path)],
-            ).fetchall()
-        except duckdb.Error as exc:
-            raise ValueError(f"{path}: cannot read results ({exc})") from None
-    finally:
-        con.close()
-    if not rows:
-        raise ValueError(f"{path}: no results")
-    out = []
-    for number, (bundle, task_id, reward, raw) in enumerate(rows, start=1):
-        if not bundle or not task_id:
-            raise ValueError(f"{path}: row {number} lacks a bundle or a task_id")
-        if reward is None or not 0.0 <= reward <= 1.0:
-            raise ValueError(f"{path}: row {number}: reward must be a number in [0, 1], got {raw!r}")
-        out.append(Rollout(bundle, task_id, float(reward)))
-    return out
 
 
 def open_bundles(refs: Iterable[str], registry: str | None, cache: Path) -> dict[str, Bundle]:
