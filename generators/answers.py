@@ -399,3 +399,14 @@ def safe_score(value: Any) -> float:
     if not math.isfinite(result):
         return 0.0
     return min(1.0, max(0.0, result))
+
+
+def score_exact_value(answer_text: Any, item: Mapping[str, Any]) -> float:
+    """1.0 when the answer parses to exactly ``item["metadata"]["value"]`` (an exact rational such
+    as ``"3/2"``): any exact form scores, ``3/2``, ``1.5`` and ``1.50`` alike; no tolerance."""
+    try:
+        want = Fraction(str((item.get("metadata") or {})["value"]))
+        got = parse_number(extract_answer(answer_text))
+        return 1.0 if got is not None and got == want else 0.0
+    except Exception:
+        return 0.0

@@ -18,7 +18,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any, ClassVar
 
-from generators.answers import extract_answer, parse_number
+from generators.answers import score_exact_value
 from generators.base import Family, Knobs, Problem
 
 NAME = "number_format"
@@ -93,12 +93,7 @@ def generate(config: Config, rng: random.Random) -> Problem:
 
 def score(answer_text: str, item: Mapping[str, Any]) -> float:
     """1.0 when the answer's exact value is the chosen number's."""
-    try:
-        want = Fraction(str((item.get("metadata") or {})["value"]))
-        got = parse_number(extract_answer(answer_text))
-        return 1.0 if got is not None and got == want else 0.0
-    except Exception:
-        return 0.0
+    return score_exact_value(answer_text, item)
 
 
 FAMILY = Family(

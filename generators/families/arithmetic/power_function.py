@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, ClassVar
 
-from generators.answers import extract_answer, format_number, parse_number
+from generators.answers import format_number, score_exact_value
 from generators.base import Family, Knobs, Problem
 
 NAME = "power_function"
@@ -73,12 +73,7 @@ def generate(config: Config, rng: random.Random) -> Problem:
 
 def score(answer_text: str, item: Mapping[str, Any]) -> float:
     """1.0 when the answer is exactly the power (integer, fraction or exact decimal)."""
-    try:
-        want = Fraction(str((item.get("metadata") or {})["value"]))
-        got = parse_number(extract_answer(answer_text))
-        return 1.0 if got is not None and got == want else 0.0
-    except Exception:
-        return 0.0
+    return score_exact_value(answer_text, item)
 
 
 FAMILY = Family(
