@@ -95,8 +95,3 @@ def get_family(name: str) -> Family:
             )
         _loaded[name] = family
     return family
-
-
-def load_all() -> dict[str, Family]:
-    """Every family, imported; mostly for tests and benchmarks."""
-    return {name: get_family(name) for name in list_families()}

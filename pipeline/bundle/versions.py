@@ -41,10 +41,6 @@ def is_version(text: Any) -> bool:
     return True
 
 
-def format_version(version: Version) -> str:
-    return str(semver.Version(*version))
-
-
 def bump(version: str, part: str) -> str:
     """The next version: ``bump("1.2.3", "minor") == "1.3.0"``."""
     if part not in BUMPS:

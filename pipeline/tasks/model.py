@@ -34,10 +34,10 @@ class Candidate:
     solution: list[ToolCall]
     answer: Any = None
     answer_check: AnswerCheck | None = None
-    watch: tuple[str, ...] = ()
-    """Tables the task is about (what it reads or writes); informational: the verifier
-    checks every table, so nothing outside the expected diff may change anywhere."""
     grounding: list[Grounding] = field(default_factory=list)
+    watch: tuple[str, ...] = ()
+    """Never read (the verifier checks every table) and no family sets it any more; it stays
+    only while ``pipeline.llm.proposals.check_proposal`` still passes ``watch=``. Delete both."""
 
 
 @dataclass

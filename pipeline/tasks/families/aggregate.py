@@ -115,7 +115,6 @@ def _extreme(ctx: Context, rng: random.Random, level: int) -> Candidate:
         [call],
         value,
         check,
-        (table.name,),
     )
 
 
@@ -199,8 +198,7 @@ def _grouped(ctx: Context, rng: random.Random, level: int) -> Candidate:
         calls,
         label,
         AnswerCheck(kind="text", expected=label),
-        (table.name, parent.name),
-        [Grounding(tool=ctx.need_tool("list", parent), arguments={parent.label: label}, total=1)],
+        grounding=[Grounding(tool=ctx.need_tool("list", parent), arguments={parent.label: label}, total=1)],
     )
 
 
@@ -259,8 +257,7 @@ def _fanout_sum(ctx: Context, rng: random.Random, level: int) -> Candidate:
             [*parent.locate, *calls],
             value,
             AnswerCheck(kind="number", expected=value),
-            (ctx.parent_of(fk_b).name, b.name, c.name),
-            [*parent.grounding, ctx.ground(b, {fk_b.name: a_row["id"]})],
+            grounding=[*parent.grounding, ctx.ground(b, {fk_b.name: a_row["id"]})],
         )
     raise Skip("no_subject_fanout")
 
@@ -304,7 +301,6 @@ def _total(ctx: Context, rng: random.Random, level: int, spec: dict[str, Any]) -
     clauses: list[str] = []
     locate: list[ToolCall] = []
     grounding: list[Grounding] = []
-    watch = {table.name}
     rows: Sequence[dict[str, Any]] = ctx.rows(table)
     if spec.get("parent"):
         fk, parent, rows = named_parent(ctx, rng, table, 2, MAX_PAGE_SIZE)
@@ -314,7 +310,7 @@ def _total(ctx: Context, rng: random.Random, level: int, spec: dict[str, Any]) -
                 rng, "count", "parent_condition", relation=relation_words(fk), parent=parent.short or parent.phrase
             )
         )
-        locate, grounding, watch = parent.locate, parent.grounding, watch | parent.tables
+        locate, grounding = parent.locate, parent.grounding
     rows = [r for r in rows if r[column.name] is not None]
     # A condition no report takes (a date or a threshold): the rows themselves must be read.
     coarse = frozenset(
@@ -369,8 +365,7 @@ def _total(ctx: Context, rng: random.Random, level: int, spec: dict[str, Any]) -
         locate + reads,
         value,
         AnswerCheck(kind="number", expected=value),
-        tuple(sorted(watch)),
-        grounding,
+        grounding=grounding,
     )
 
 

@@ -61,7 +61,6 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
         clauses: list[str] = []
         locate: list[ToolCall] = []
         grounding: list[Grounding] = []
-        watch = {table.name}
         rows: Sequence[dict[str, Any]] = ctx.rows(table)
         try:
             if spec.get("parent"):
@@ -76,7 +75,7 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
                         parent=parent.short or parent.phrase,
                     )
                 )
-                locate, grounding, watch = parent.locate, parent.grounding, watch | parent.tables
+                locate, grounding = parent.locate, parent.grounding
             filters: list[Filter] = []
             op = None
             if change == "operation":
@@ -158,9 +157,6 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
             knobs,
             sentence(text),
             calls,
-            None,
-            None,
-            tuple(sorted(watch)),
-            [*grounding, Grounding(tool=ctx.need_tool("list", table), arguments=args, total=writes)],
+            grounding=[*grounding, Grounding(tool=ctx.need_tool("list", table), arguments=args, total=writes)],
         )
     raise Skip("no_matching_filters")

@@ -130,7 +130,6 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
     found = find(ctx, rng, tables, spec["mode"], enough)
     table, row = found.table, found.row
     calls = found.read(ctx)
-    watch = set(found.tables)
     if kind == "self":
         columns = [c for c in _fact_columns(table, row) if c.name not in found.used]
         if not columns:
@@ -155,7 +154,6 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
         condition = ctx.phrases.render(rng, NAME, f"parent_{form}", relation=relation_words(fk), **slots)
         decides = len(calls)
         calls.append(ctx.read_call(parent, prow["id"]))
-        watch.add(parent.name)
         used = set()
     else:
         child, fk = rng.choice([(c, f) for c, f in ctx.children(table) if f.name in ctx.filterable(c)])
@@ -166,7 +164,6 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
         condition = ctx.phrases.render(rng, NAME, "children", value=threshold, plural=plural_words(child))
         decides = len(calls)
         calls.append(ctx.list_call(child, {fk.name: row["id"], "limit": 1}))
-        watch.add(child.name)
         used = set()
     actions = _actions(ctx, rng, table, row, writes, used)
     # The branch the state selects does ``writes`` things, the other one: "A and B, otherwise C".
@@ -185,4 +182,4 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
     knobs = {**found.knobs, "condition": kind, "branch": "then" if truth else "else", "writes": writes}
     if decides is not None:
         knobs["decides"] = decides  # the call whose result settles the branch
-    return Candidate(NAME, level, knobs, sentence(text), calls, None, None, tuple(sorted(watch)), found.grounding)
+    return Candidate(NAME, level, knobs, sentence(text), calls, grounding=found.grounding)

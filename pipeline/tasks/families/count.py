@@ -78,8 +78,7 @@ def _fanout(ctx: Context, rng: random.Random, level: int) -> Candidate:
             parent.locate + calls,
             total,
             AnswerCheck(kind="number", expected=total),
-            (ctx.parent_of(fk_b).name, b.name, c.name),
-            [*parent.grounding, ctx.ground(b, {fk_b.name: a_row["id"]})],
+            grounding=[*parent.grounding, ctx.ground(b, {fk_b.name: a_row["id"]})],
         )
     raise Skip("no_subject_fanout")
 
@@ -103,12 +102,11 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
     grounding: list[Grounding] = []
     locate: list[ToolCall] = []
     parent_clause = ""
-    watch = {table.name}
     rows: Sequence[dict[str, Any]] = ctx.rows(table)
     if spec["parent"]:
         fk, parent, rows = named_parent(ctx, rng, table, 3)
         base = {fk.name: parent.row["id"]}
-        grounding, locate, watch = parent.grounding, parent.locate, watch | parent.tables
+        grounding, locate = parent.grounding, parent.locate
         parent_clause = ctx.phrases.render(
             rng, NAME, "parent_condition", relation=relation_words(fk), parent=parent.short or parent.phrase
         )
@@ -150,6 +148,5 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
         locate + calls,
         answer,
         check,
-        tuple(sorted(watch)),
-        grounding,
+        grounding=grounding,
     )

@@ -141,7 +141,6 @@ def _build(
     grounding: list[Grounding] = []
     parents: list[str] = []
     values: list[str] = []
-    watch = {table.name}
     knobs: dict[str, Any] = {
         "references": len(refs),
         "ids_given": "id" in first_modes,
@@ -159,7 +158,6 @@ def _build(
         args[fk.name] = found.row["id"]
         calls += found.locate
         grounding += found.grounding
-        watch |= found.tables
         knobs["indirection"] = max(knobs["indirection"], found.knobs.get("indirection", 0))
         knobs["disambiguations"] = knobs.get("disambiguations", 0) + found.knobs.get("disambiguations", 0)
         parents.append(
@@ -200,7 +198,7 @@ def _build(
         )
     else:
         text = ctx.phrases.render(rng, NAME, "create", entity=ctx.noun(table), values=listed)
-    return Candidate(NAME, level, knobs, sentence(text), calls, None, None, tuple(sorted(watch)), grounding)
+    return Candidate(NAME, level, knobs, sentence(text), calls, grounding=grounding)
 
 
 def _derivable(ctx: Context, table: Table, anchor: Found) -> tuple[Column, Column] | None:

@@ -148,8 +148,7 @@ def _missing(ctx: Context, rng: random.Random, level: int, mode: str) -> Candida
             [*parent.locate, ctx.list_call(table, args)],
             answer,
             check,
-            tuple(sorted(parent.tables | {table.name})),
-            [*parent.grounding, g],
+            grounding=[*parent.grounding, g],
         )
     raise Skip("no_near_miss")
 
@@ -175,8 +174,7 @@ def _forbidden(ctx: Context, rng: random.Random, level: int, mode: str) -> Candi
         found.read(ctx),
         answer,
         check,
-        tuple(sorted(found.tables)),
-        found.grounding,
+        grounding=found.grounding,
     )
 
 
@@ -214,8 +212,7 @@ def _out_of_range(ctx: Context, rng: random.Random, level: int, mode: str) -> Ca
         found.read(ctx),
         answer,
         check,
-        tuple(sorted(found.tables)),
-        found.grounding,
+        grounding=found.grounding,
     )
 
 

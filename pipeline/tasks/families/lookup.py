@@ -82,8 +82,7 @@ def _compare(ctx: Context, rng: random.Random, level: int, mode: Any) -> Candida
         [*first.read(ctx), *second.read(ctx)],
         label,
         AnswerCheck(kind="text", expected=label),
-        tuple(sorted(first.tables | second.tables)),
-        [
+        grounding=[
             *first.grounding,
             *second.grounding,
             Grounding(tool=ctx.need_tool("list", table), arguments={table.label: label}, total=1),
@@ -131,6 +130,5 @@ def _single(ctx: Context, rng: random.Random, level: int, mode: Any) -> Candidat
         found.read(ctx),
         value,
         check,
-        tuple(sorted(found.tables)),
-        found.grounding,
+        grounding=found.grounding,
     )

@@ -94,6 +94,5 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
         calls,
         row[column.name],
         check,
-        tuple(sorted(tables_seen)),
-        found.grounding,
+        grounding=found.grounding,
     )

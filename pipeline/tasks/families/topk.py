@@ -115,7 +115,6 @@ def _grouped(ctx: Context, rng: random.Random, level: int, want: int) -> Candida
             calls + parent_calls,
             answer,
             check,
-            (child.name, parent.name),
         )
     raise Skip("tied_answer")
 
@@ -176,7 +175,6 @@ def _ranking(ctx: Context, rng: random.Random, level: int, spec: dict[str, Any],
     clauses: list[str] = []
     locate: list[ToolCall] = []
     grounding: list[Grounding] = []
-    watch = {table.name}
     rows: Sequence[dict[str, Any]] = ctx.rows(table)
     if spec.get("parent"):
         fk, parent, rows = named_parent(ctx, rng, table, k + 1, 50)
@@ -186,7 +184,7 @@ def _ranking(ctx: Context, rng: random.Random, level: int, spec: dict[str, Any],
                 rng, "count", "parent_condition", relation=relation_words(fk), parent=parent.short or parent.phrase
             )
         )
-        locate, grounding, watch = parent.locate, parent.grounding, watch | parent.tables
+        locate, grounding = parent.locate, parent.grounding
     filters = (
         ctx.pick_filters(rng, table, spec["filters"], rows, low=k + 1, exclude=frozenset({column.name}))
         if spec["filters"]
@@ -255,6 +253,5 @@ def _ranking(ctx: Context, rng: random.Random, level: int, spec: dict[str, Any],
         [*locate, call],
         answer,
         check,
-        tuple(sorted(watch)),
-        grounding,
+        grounding=grounding,
     )

@@ -116,6 +116,4 @@ def _generate(ctx: Context, rng: random.Random, level: int, spec: dict[str, Any]
         calls.append(update_call(ctx, table, row["id"], {column.name: value}))
         text = ctx.phrases.render(rng, NAME, "change", subject=found.phrase, action=action)
     knobs = {**found.knobs, "change": change, "recoveries": recoveries}
-    return Candidate(
-        NAME, level, knobs, sentence(text), calls, None, None, tuple(sorted(found.tables)), found.grounding
-    )
+    return Candidate(NAME, level, knobs, sentence(text), calls, grounding=found.grounding)

@@ -188,7 +188,6 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
     changed: set[str] = set()
     calls = list(found.locate)
     actions: list[str] = []
-    watch = set(found.tables)
     recoveries = 0
     for step in planned:
         if step == "path":
@@ -219,7 +218,6 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
             text, call = _child_step(ctx, rng, found)
             calls.append(call)
             actions.append(text)
-            watch.add(ctx.schema.table(ctx.toolset.get(call.tool).table).name)
         else:
             fk, parent, column = _parent_change(ctx, table, row) or (None, None, None)
             if fk is None or parent is None or column is None:
@@ -238,7 +236,6 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
                 action = set_phrase(ctx, rng, column, value)
             calls.append(update_call(ctx, parent, prow["id"], {column.name: value}))
             actions.append(ctx.phrases.render(rng, NAME, "parent_change", relation=relation_words(fk), action=action))
-            watch.add(parent.name)
     intro = ctx.phrases.render(rng, NAME, "intro", subject=found.phrase)
     if len(actions) == 1:
         rest = ctx.phrases.render(rng, NAME, "single_step", first=actions[0])
@@ -251,8 +248,5 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
         knobs,
         sentence(intro) + " " + sentence(rest),
         calls,
-        None,
-        None,
-        tuple(sorted(watch)),
-        found.grounding,
+        grounding=found.grounding,
     )
