@@ -15,7 +15,7 @@ import pickle
 import random
 import sqlite3
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
@@ -37,6 +37,36 @@ from pipeline.tasks.words import (
 from pipeline.tools.executor import Executor
 from pipeline.tools.specs import MAX_PAGE_SIZE, Toolset
 from pipeline.world.schema import Column, Schema, Table
+from pipeline.world.sqlnames import quote_ident
+
+
+class Where(NamedTuple):
+    """One condition of :meth:`Context.rows`: ``column = value``, or ``column IN value`` (a tuple).
+
+    Structured rather than SQL text so that no family writes SQL: the column is quoted here
+    and the value is always a bound parameter. Hashable, so a query is memoised by it.
+    """
+
+    column: str
+    op: Literal["=", "in"]
+    value: Any
+
+
+def _where_sql(where: tuple[Where, ...]) -> tuple[str, tuple[Any, ...]]:
+    """``WHERE`` text and parameters for ``where`` (empty when there is no condition)."""
+    clauses: list[str] = []
+    params: list[Any] = []
+    for w in where:
+        if w.op == "=":
+            clauses.append(f"{quote_ident(w.column)} = ?")
+            params.append(w.value)
+        elif w.op == "in":
+            # One bound JSON array, however many ids: no statement text grows with the set.
+            clauses.append(f"{quote_ident(w.column)} IN (SELECT value FROM json_each(?))")
+            params.append(json.dumps(sorted(w.value)))
+        else:
+            raise ValueError(f"Where.op must be '=' or 'in', got {w.op!r}")
+    return ("WHERE " + " AND ".join(clauses) if clauses else ""), tuple(params)
 
 
 class Context:
@@ -57,7 +87,7 @@ class Context:
         # The state never changes during generation, so reads are memoised.
         self._calls: dict[str, bytes] = {}
         """Results pickled: unpickling hands every caller its own copy, much faster than ``copy.deepcopy``."""
-        self._rows: dict[tuple[str, str, tuple[Any, ...]], Rows] = {}
+        self._rows: dict[tuple[str, tuple[Where, ...]], Rows] = {}
         self.memo: dict[Any, Any] = {}
 
     # -- tools and rows -----------------------------------------------------------------------
@@ -160,16 +190,18 @@ class Context:
         items = items.get("items") if isinstance(items, dict) else None
         return items if isinstance(items, list) and len(items) == total - offset else None
 
-    def rows(self, table: Table, where: str = "", params: tuple[Any, ...] = ()) -> Rows:
-        """Matching rows by id (read once, then from memory); every row handed out is a fresh dict."""
-        key = (table.name, where, params)
+    def rows(self, table: Table, *where: Where) -> Rows:
+        """Rows matching every condition, by id (read once, then from memory); every row handed
+        out is a fresh dict."""
+        key = (table.name, where)
         if key not in self._rows:
-            cur = self.conn.execute(f'SELECT * FROM "{table.name}" {where} ORDER BY id', params)
+            clause, params = _where_sql(where)
+            cur = self.conn.execute(f"SELECT * FROM {quote_ident(table.name)} {clause} ORDER BY id", params)
             self._rows[key] = Rows([d[0] for d in cur.description], cur.fetchall())
         return self._rows[key]
 
     def row(self, table: Table, row_id: int) -> dict[str, Any]:
-        found = self.rows(table, "WHERE id = ?", (row_id,))
+        found = self.rows(table, Where("id", "=", row_id))
         if not found:
             raise Skip("no_subject")
         return found[0]

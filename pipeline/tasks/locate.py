@@ -22,7 +22,6 @@ the initial state), so a task never names a row its wording does not single out.
 
 from __future__ import annotations
 
-import json
 import random
 import re
 from collections.abc import Sequence
@@ -30,11 +29,12 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pipeline.runtime.task import Grounding, ToolCall
-from pipeline.tasks.context import Context
+from pipeline.tasks.context import Context, Where
 from pipeline.tasks.filters import Filter, merge
 from pipeline.tasks.model import Skip
 from pipeline.tasks.words import CODE_LIKE, column_words, relation_words
 from pipeline.world.schema import Column, Table
+from pipeline.world.sqlnames import quote_ident
 
 Mode = Literal[
     "id",
@@ -369,10 +369,10 @@ def _rank_rows(ctx: Context, table: Table) -> list[dict[str, Any]]:
     """
     if ("rank", table.name) not in ctx.memo:
         ids: set[int] = set()
-        t = f'"{table.name}"'
+        t = quote_ident(table.name)
         for fk in table.foreign_keys:
             for col in ctx.times(table):
-                f, c = f'"{fk.name}"', f'"{col.name}"'
+                f, c = quote_ident(fk.name), quote_ident(col.name)
                 ids.update(
                     r[0]
                     for r in ctx.conn.execute(
@@ -380,9 +380,7 @@ def _rank_rows(ctx: Context, table: Table) -> list[dict[str, Any]]:
                         f"WHERE {f} IS NOT NULL GROUP BY {f}) g ON a.{f} = g.p AND (a.{c} = g.hi OR a.{c} = g.lo)"
                     )
                 )
-        ctx.memo[("rank", table.name)] = ctx.rows(
-            table, "WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(sorted(ids)),)
-        )
+        ctx.memo[("rank", table.name)] = ctx.rows(table, Where("id", "in", tuple(sorted(ids))))
     return ctx.memo[("rank", table.name)]
 
 
@@ -426,9 +424,10 @@ def named_parent(
     for _ in range(tries):
         fk = rng.choice(fks)
         parent_table = ctx.parent_of(fk)
+        ref = quote_ident(fk.name)
         sizes = ctx.conn.execute(
-            f'SELECT "{fk.name}", count(*) FROM "{table.name}" WHERE "{fk.name}" IS NOT NULL '
-            f'GROUP BY "{fk.name}" ORDER BY "{fk.name}"'
+            f"SELECT {ref}, count(*) FROM {quote_ident(table.name)} "
+            f"WHERE {ref} IS NOT NULL GROUP BY {ref} ORDER BY {ref}"
         ).fetchall()
         fitting = [pid for pid, n in sizes if min_children <= n <= max_children]
         if not fitting:
@@ -436,5 +435,5 @@ def named_parent(
         parent_row = ctx.row(parent_table, rng.choice(fitting))
         found = describe(ctx, rng, parent_table, parent_row, "label")
         if found is not None:
-            return fk, found, ctx.rows(table, f'WHERE "{fk.name}" = ?', (parent_row["id"],))
+            return fk, found, ctx.rows(table, Where(fk.name, "=", parent_row["id"]))
     raise Skip("no_subject_parent")

@@ -30,6 +30,7 @@ from pipeline.tasks.exploits import Attempt, LibraryRun, run_library
 from pipeline.tasks.replay import Replayer
 from pipeline.tools.executor import Executor, ToolError
 from pipeline.world.schema import Schema, Table
+from pipeline.world.sqlnames import quote_ident
 
 
 def replay(session: Session, solution: Iterable[ToolCall], tolerate: bool = False) -> None:
@@ -42,7 +43,9 @@ def replay(session: Session, solution: Iterable[ToolCall], tolerate: bool = Fals
 
 
 def fingerprint(conn: sqlite3.Connection, schema: Schema) -> tuple[Any, ...]:
-    return tuple(tuple(conn.execute(f'SELECT * FROM "{t.name}" ORDER BY id').fetchall()) for t in schema.tables)
+    return tuple(
+        tuple(conn.execute(f"SELECT * FROM {quote_ident(t.name)} ORDER BY id").fetchall()) for t in schema.tables
+    )
 
 
 def _unique_columns(table: Table) -> list[str]:
@@ -57,7 +60,10 @@ def _existing_key(reference: sqlite3.Connection, table: Table, row: dict[str, An
             return {name: row[name]}
     label = row.get(table.label)
     if label is not None:
-        sql = f'SELECT count(*) FROM (SELECT 1 FROM "{table.name}" WHERE "{table.label}" IS ? LIMIT 2)'
+        sql = (
+            f"SELECT count(*) FROM (SELECT 1 FROM {quote_ident(table.name)} "
+            f"WHERE {quote_ident(table.label)} IS ? LIMIT 2)"
+        )
         if reference.execute(sql, (label,)).fetchone()[0] == 1:
             return {table.label: label}
     return {"id": row["id"]}

@@ -25,6 +25,7 @@ from pipeline.runtime.session import Session
 from pipeline.runtime.task import ToolCall
 from pipeline.tools.executor import Executor, ToolError, open_copy
 from pipeline.tools.specs import ToolSpec
+from pipeline.world.sqlnames import quote_ident
 
 Rows = dict[str, dict[int, tuple[Any, ...]]]
 """Per table, the rows a replay wrote as they are afterwards (a deleted row is absent)."""
@@ -57,7 +58,7 @@ def _written(conn: sqlite3.Connection, touched: dict[str, set[int]]) -> Rows:
     out: Rows = {}
     for table, ids in touched.items():
         marks = ",".join("?" * len(ids))
-        cur = conn.execute(f'SELECT * FROM "{table}" WHERE id IN ({marks})', sorted(ids))
+        cur = conn.execute(f"SELECT * FROM {quote_ident(table)} WHERE id IN ({marks})", sorted(ids))
         out[table] = {r[0]: tuple(r) for r in cur.fetchall()}
     return out
 
@@ -146,12 +147,9 @@ class Replayer:
         mine, theirs = self.session.touched(), other[0]
         for table in set(mine) | set(theirs):
             ids = sorted(mine.get(table, set()) | theirs.get(table, set()))
-            marks = ",".join("?" * len(ids))
-            here = self.session.conn.execute(f'SELECT * FROM "{table}" WHERE id IN ({marks}) ORDER BY id', ids)
-            initial = {
-                r[0]: tuple(r)
-                for r in self.reference.execute(f'SELECT * FROM "{table}" WHERE id IN ({marks})', ids).fetchall()
-            }
+            select = f"SELECT * FROM {quote_ident(table)} WHERE id IN ({','.join('?' * len(ids))})"
+            here = self.session.conn.execute(select + " ORDER BY id", ids)
+            initial = {r[0]: tuple(r) for r in self.reference.execute(select, ids).fetchall()}
             wrote = theirs.get(table, set())
             rows = other[1].get(table, {})
             there = [row for i in ids if (row := rows.get(i) if i in wrote else initial.get(i)) is not None]

@@ -9,7 +9,7 @@ from typing import Any
 from pipeline.data.columns import ISO, column_seed, generate_column
 from pipeline.runtime.task import ToolCall
 from pipeline.runtime.verify import AnswerCheck
-from pipeline.tasks.context import Context
+from pipeline.tasks.context import Context, Where
 from pipeline.tasks.filters import Rows
 from pipeline.tasks.locate import Found, describe
 from pipeline.tasks.model import Skip
@@ -231,7 +231,7 @@ def fanout_anchor(
     fk_b = chain[3]
     a = ctx.parent_of(fk_b)
     a_row = rng.choice(ctx.rows(a))
-    middles = ctx.rows(chain[2], f'WHERE "{fk_b.name}" = ?', (a_row["id"],))
+    middles = ctx.rows(chain[2], Where(fk_b.name, "=", a_row["id"]))
     if not 3 <= len(middles) <= 6:
         return None
     parent = describe(ctx, rng, a, a_row, "partial") or describe(ctx, rng, a, a_row, "label")

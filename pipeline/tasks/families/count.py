@@ -13,7 +13,7 @@ from typing import Any
 
 from pipeline.runtime.task import Grounding, ToolCall
 from pipeline.runtime.verify import AnswerCheck
-from pipeline.tasks.context import Context
+from pipeline.tasks.context import Context, Where
 from pipeline.tasks.families._common import fanout_anchor, fanout_chains
 from pipeline.tasks.filters import Filter, merge
 from pipeline.tasks.locate import named_parent
@@ -45,7 +45,7 @@ def _fanout(ctx: Context, rng: random.Random, level: int) -> Candidate:
         if anchor is None:
             continue
         (c, fk_c, b, fk_b), a_row, middles, parent = anchor
-        pool = [r for m in middles for r in ctx.rows(c, f'WHERE "{fk_c.name}" = ?', (m["id"],))]
+        pool = [r for m in middles for r in ctx.rows(c, Where(fk_c.name, "=", m["id"]))]
         filters = ctx.pick_filters(rng, c, 1, pool) if pool and rng.random() < 0.7 else []
         middle_rows, calls = ctx.fetch_all(b, {fk_b.name: a_row["id"]})
         total = 0
