@@ -48,14 +48,6 @@ from pipeline.world.schema import Schema
 Observation = dict[str, Any]
 Info = dict[str, Any]
 _ANSWER_TYPES = (str, int, float, list, type(None))
-TRAINER_ONLY_INFO = ("knobs",)
-"""Reset-info keys an agent must not see: knobs record answer-revealing facts (which branch of
-a conditional the state selects, what blocks an infeasible request)."""
-
-
-def agent_info(info: Info) -> Info:
-    """``info`` as an agent-facing surface may return it (trainer-only keys removed)."""
-    return {k: v for k, v in info.items() if k not in TRAINER_ONLY_INFO}
 
 
 def _error(code: str, message: str) -> Observation:
@@ -216,6 +208,9 @@ class Environment:
             "task_id": self._task.id,
             "family": self._task.family,
             "level": self._task.level,
+            # Trainer-only: knobs can reveal the answer (which branch a conditional takes, what blocks
+            # an infeasible request). Agent-facing adapters pass on only the step signals
+            # (pipeline.integrations.episode.agent_info).
             "knobs": self._task.knobs,
             "bundle": self.bundle.ref,
             "digest": self.bundle.digest,
