@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import random
 import sqlite3
+from dataclasses import dataclass, field
 
 from pipeline.data.columns import column_seed
 from pipeline.progress import tick
 from pipeline.runtime.task import Task
 from pipeline.runtime.verify import Verifier, normalise_text
 from pipeline.tasks.context import Context
-from pipeline.tasks.families import FAMILIES
+from pipeline.tasks.families import FAMILIES, Family
 from pipeline.tasks.model import Candidate, Skip, TaskSet
 from pipeline.tasks.phrasing import Phrasebook, refusal_form
 from pipeline.tasks.proof import expected_changes, prove, replay_key
@@ -97,8 +98,8 @@ def generate_tasks(
     scratch = open_copy(initial)
     replayer = Replayer(initial, executor, reference=conn)
     ctx = Context(schema, toolset, executor, conn, clock, seed, Phrasebook.load())
-    out = TaskSet(tasks=[])
-    seen: set[str] = set()
+    build = _Build(ctx, initial, scratch, replayer, TaskSet(tasks=[]))
+    out = build.out
     chosen = [(n, f) for n, f in FAMILIES.items() if families is None or n in families]
     total, done = len(chosen) * per_family, 0
     try:
@@ -109,11 +110,10 @@ def generate_tasks(
                 # slow part of a large world, where the display shows family and level.
                 tick("tasks", done, total, f"{name} L{level}")
                 done += 1
+                slot = _Slot(name, family, i, level)
                 for attempt in range(ATTEMPTS):
                     out.candidates += 1
-                    reason = _attempt(
-                        ctx, out, seen, name, family.generate, i, level, attempt, initial, scratch, replayer
-                    )
+                    reason = _attempt(build, slot, attempt)
                     if reason is None:
                         break
                     out.dropped[reason] += 1
@@ -125,36 +125,51 @@ def generate_tasks(
     return out
 
 
-def _attempt(
-    ctx: Context,
-    out: TaskSet,
-    seen: set[str],
-    name: str,
-    make,
-    i: int,
-    level: int,
-    attempt: int,
-    initial: bytes,
-    scratch: sqlite3.Connection,
-    replayer: Replayer,
-) -> str | None:
-    rng = random.Random(column_seed(ctx.seed, "task", f"{name}/{i}/{attempt}"))
+@dataclass
+class _Build:
+    """What every attempt of one :func:`generate_tasks` run shares: the state it reads, the
+    proof machinery, and what it has kept so far (tasks, exploit counts, instructions seen)."""
+
+    ctx: Context
+    initial: bytes
+    scratch: sqlite3.Connection
+    replayer: Replayer
+    out: TaskSet
+    seen: set[str] = field(default_factory=set)
+    """Normalised instructions already shipped: a repeat is dropped, whatever its family."""
+
+
+@dataclass(frozen=True)
+class _Slot:
+    """One task slot: candidate ``index`` of ``family``, asked at ``level`` (fixes its id and seeds)."""
+
+    name: str
+    family: Family
+    index: int
+    level: int
+
+
+def _attempt(build: _Build, slot: _Slot, attempt: int) -> str | None:
+    """Try one seed for ``slot``: None when a proven task was kept, else the reason it was dropped."""
+    ctx, out = build.ctx, build.out
+    rng = random.Random(column_seed(ctx.seed, "task", f"{slot.name}/{slot.index}/{attempt}"))
     try:
-        candidate = make(ctx, rng, level)
+        candidate = slot.family.generate(ctx, rng, slot.level)
     except Skip as skip:
         return skip.reason
     key = normalise_text(candidate.instruction)
-    if key in seen:
+    if key in build.seen:
         return "duplicate_instruction"
     candidate.instruction += " " + refusal_form(rng, ctx.phrases)
-    result = finalise(candidate, f"{name}-{i:03d}", ctx.schema, initial, ctx.executor, replayer)
+    task_id = f"{slot.name}-{slot.index:03d}"
+    result = finalise(candidate, task_id, ctx.schema, build.initial, ctx.executor, build.replayer)
     if isinstance(result, str):
         return result
-    reason, run = prove(result, initial, ctx.executor, scratch, replayer)
+    reason, run = prove(result, build.initial, ctx.executor, build.scratch, build.replayer)
     if reason is not None:
         return reason
     if run is not None:
         out.exploits.add(run)
-    seen.add(key)
+    build.seen.add(key)
     out.tasks.append(result)
     return None
