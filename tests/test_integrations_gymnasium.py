@@ -52,9 +52,8 @@ def test_first_verdict_stands(store_bundle: Path) -> None:
     env.reset(seed=0, options={"task_id": task.id})
     surface = surface_of(env.env)
     for call in task.solution:
-        env.step(
-            json.dumps({"tool": call.tool, "arguments": surface.surface_arguments(call.tool, dict(call.arguments))})
-        )
+        name, arguments = surface.call(call.tool, dict(call.arguments))
+        env.step(json.dumps({"tool": name, "arguments": arguments}))
     answer = task.answer if isinstance(task.answer, str) else json.dumps(task.answer)
     _, reward, terminated, _, _ = env.step(json.dumps({"tool": "submit_answer", "arguments": {"answer": answer}}))
     assert terminated and reward == 1.0 == env.reward

@@ -113,18 +113,20 @@ async def test_websocket_bad_actions_are_clear(server: str, env: Environment) ->
 
 
 async def test_mcp_tool_client_default_mode(server: str, env: Environment) -> None:
-    """MCPToolClient as constructed, no flags: it lists the tools and calls every one of them,
-    a tool argument called ``name`` included (passed as ``arguments={...}``)."""
+    """MCPToolClient as constructed, no flags: it lists the surface's tools and calls them, a record
+    whose field is called ``name`` included (passed as ``arguments={...}``)."""
+    surface = surface_of(env)
     task = next(t for t in env.tasks if any("name" in c.arguments for c in t.solution))
     async with MCPToolClient(base_url=server) as client:
         await client.reset(task_id=task.id, trainer_token=TOKEN)
         names = {t.name for t in await client.list_tools()}
-        assert names == {ANSWER_TOOL} | {t["name"] for t in env.tool_specs()}
+        assert names == {t["name"] for t in surface.tools} and ANSWER_TOOL in names
         assert "start_task" not in names
         for call in task.solution:
-            out = await client.call_tool(call.tool, arguments=call.arguments)
+            name, arguments = surface.call(call.tool, dict(call.arguments))
+            out = await client.call_tool(name, arguments=arguments)
             assert out["type"] == "tool_result" and out["done"] is False, out
-        plain = await client.call_tool("list_categories", limit=1)  # keyword arguments work as well
+        plain = await client.call_tool("list_records", table="categories", limit=1)  # keyword arguments as well
         assert plain["type"] == "tool_result" and plain["tool"] == "list_categories"
         bad = await client.call_tool(task.solution[0].tool, no_such_argument=1)
         assert bad["type"] == "tool_error" and bad["error"]["code"] == "invalid_argument"
@@ -142,7 +144,8 @@ async def test_same_text_as_every_adapter(server: str, env: Environment) -> None
         listed = [(t.name, t.description, t.input_schema) for t in await mcp.list_tools()]
         assert listed == [(t["name"], t["description"], t["parameters"]) for t in surface.tools]
         call = task.solution[0]
-        out = await mcp.call_tool(call.tool, arguments=surface.surface_arguments(call.tool, call.arguments))
+        name, arguments = surface.call(call.tool, call.arguments)
+        out = await mcp.call_tool(name, arguments=arguments)
         content = {k: out[k] for k in ("type", "tool", "result")}
         assert out["text"] == surface.observe(content, call.model_dump()) != ""
     async with GenericEnvClient(base_url=server) as client:
@@ -171,7 +174,7 @@ async def test_http_routes_point_to_the_websocket(server: str, env: Environment)
         rpc = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
         tools = (await http.post("/mcp", json=rpc)).json()["result"]["tools"]
         assert ANSWER_TOOL in {t["name"] for t in tools}
-        call = {"name": "list_categories", "arguments": {"limit": 1}}
+        call = {"name": "list_records", "arguments": {"table": "categories", "limit": 1}}
         reply = (await http.post("/mcp", json={**rpc, "method": "tools/call", "params": call})).json()
         assert reply["result"]["error"]["code"] == "no_episode" and "/ws" in reply["result"]["error"]["message"]
 

@@ -20,7 +20,7 @@ from pipeline.integrations.episode import ANSWER_TOOL, EPISODE_OVER_TEXT
 from pipeline.integrations.trl import dataset_rows, environment_factory, python_name, reward_function, write_dataset
 from pipeline.package.procedural import build_procedural_bundle
 from pipeline.runtime.environment import Environment
-from pipeline.surface import surface_of
+from pipeline.surface import VERB_NAMES, surface_of
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
@@ -41,10 +41,10 @@ def test_tool_list_is_the_surface(store_bundle: Path) -> None:
     env = environment_factory(store_bundle)()
     surface = surface_of(env.env)
     served = {t["name"] for t in json.loads((store_bundle / "tools.json").read_text())["tools"]}
-    assert [t["name"] for t in surface.tools] == [*served, ANSWER_TOOL] or {t["name"] for t in surface.tools} == {
-        *served,
-        ANSWER_TOOL,
-    }
+    names = [t["name"] for t in surface.tools]
+    # The record verbs stand for the table tools; the business operations are listed as served.
+    assert names[-1] == ANSWER_TOOL and {"get_record", "list_records", "create_record"} <= set(names)
+    assert set(names) - VERB_NAMES - {ANSWER_TOOL} <= served and len(names) < len(served) / 2
     for tool in surface.tools:  # bound methods, as GRPOTrainer hands them to the chat template
         assert get_json_schema(getattr(env, python_name(tool["name"])))["function"] == tool, tool["name"]
     offered = {n for n, _ in inspect.getmembers(type(env), predicate=inspect.isfunction) if not n.startswith("_")}
@@ -64,8 +64,8 @@ def test_reference_solution_through_the_methods_earns_one(store_bundle: Path) ->
         text = env.reset(**rows[task.id])
         assert text == task.instruction
         for call in task.solution:
-            method = getattr(env, python_name(call.tool))
-            args = surface.surface_arguments(call.tool, dict(call.arguments))
+            name, args = surface.call(call.tool, dict(call.arguments))
+            method = getattr(env, python_name(name))
             out = method(**{python_name(k): v for k, v in args.items()})
             assert not out.startswith("error"), out
         assert env.get_reward() == 0.0  # no answer yet
@@ -84,11 +84,11 @@ def test_first_verdict_stands(store_bundle: Path) -> None:
     task = next(t for t in Environment.from_bundle(store_bundle).tasks if t.solution and t.answer is not None)
     env.reset(task_id=task.id)
     for call in task.solution:
-        getattr(env, python_name(call.tool))(**surface_of(env.env).surface_arguments(call.tool, dict(call.arguments)))
+        name, arguments = surface_of(env.env).call(call.tool, dict(call.arguments))
+        getattr(env, python_name(name))(**arguments)
     env.submit_answer(answer=_answer_text(task.answer))
     assert env.get_reward() == 1.0
-    list_tool = next(t["name"] for t in surface_of(env.env).tools if t["name"].startswith("list_"))
-    assert getattr(env, list_tool)(limit=1) == EPISODE_OVER_TEXT
+    assert env.list_records(table="orders", limit=1) == EPISODE_OVER_TEXT
     assert env.submit_answer(answer="wrong") == EPISODE_OVER_TEXT
     assert env.get_reward() == 1.0
     # A failure stands too: a later correct answer does not turn it into a pass.

@@ -115,7 +115,7 @@ def test_reference_solution_scores_one_and_nothing_scores_zero(store_bundle: Pat
     env = Environment.from_bundle(store_bundle)
     surface = surface_of(env)
     task = next(t for t in env.tasks if t.solution)
-    replies = [_call(c.tool, surface.surface_arguments(c.tool, dict(c.arguments))) for c in task.solution]
+    replies = [_call(*surface.call(c.tool, dict(c.arguments))) for c in task.solution]
     replies.append(_answer(task.answer))
     episode = run(store_bundle, task.id, replies, s, url)
     assert reward_of(episode) == 1.0
@@ -144,7 +144,7 @@ def test_the_episode_reads_as_in_every_other_adapter(store_bundle: Path, script:
     env = Environment.from_bundle(store_bundle)
     surface = surface_of(env)
     task = next(t for t in env.tasks if any(c.tool.startswith("list_") for c in t.solution) and t.answer is not None)
-    calls = [(c.tool, surface.surface_arguments(c.tool, dict(c.arguments))) for c in task.solution]
+    calls = [surface.call(c.tool, dict(c.arguments)) for c in task.solution]
     calls += [
         ("get_order", {"id": "not a number"}),
         (ANSWER_TOOL, {"answer": json.loads(_answer(task.answer))["arguments"]["answer"]}),
@@ -203,8 +203,7 @@ def test_vf_eval_runs_the_bundle_by_its_plugin_name(store_bundle: Path, tmp_path
     env = Environment.from_bundle(store_bundle)
     surface = surface_of(env)
     plans = {
-        t.instruction: [_call(c.tool, surface.surface_arguments(c.tool, dict(c.arguments))) for c in t.solution]
-        + [_answer(t.answer)]
+        t.instruction: [_call(*surface.call(c.tool, dict(c.arguments))) for c in t.solution] + [_answer(t.answer)]
         for t in env.tasks
     }
 

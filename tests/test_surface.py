@@ -17,9 +17,9 @@ from pipeline.evaluate.agent import Call, EpisodeStart, Turn, Usage
 from pipeline.evaluate.config import EvalConfig
 from pipeline.evaluate.episode import run_episode
 from pipeline.runtime.environment import Environment
-from pipeline.surface import ANSWER_TOOL, EPISODE_OVER_TEXT, REFUSAL_FORM, surface_of, system_text
+from pipeline.surface import ANSWER_TOOL, EPISODE_OVER_TEXT, REFUSAL_FORM, VERB_NAMES, surface_of, system_text
 from pipeline.surface.observe import render_observation
-from pipeline.surface.tools import FIELDS, WHERE, to_arguments
+from pipeline.surface.tools import FIELDS, WHERE
 from pipeline.surface.transcript import Transcript, expected_transcript
 
 
@@ -31,8 +31,8 @@ def _script(env: Environment) -> tuple[str, list[tuple[str, dict[str, Any]]]]:
     """A task whose reference solution uses a folded list call, as surface calls, then a bad call and the answer."""
     surface = surface_of(env)
     task = next(t for t in env.tasks if any(c.tool.startswith("list_") for c in t.solution) and t.answer is not None)
-    calls = [(c.tool, surface.surface_arguments(c.tool, dict(c.arguments))) for c in task.solution]
-    calls.append(("get_order", {"id": "not a number"}))
+    calls = [surface.call(c.tool, dict(c.arguments)) for c in task.solution]
+    calls.append(("get_record", {"table": "orders", "id": "not a number"}))
     calls.append((ANSWER_TOOL, {"answer": _answer(task.answer)}))
     return task.id, calls
 
@@ -132,31 +132,37 @@ def test_the_same_episode_reads_the_same_in_every_adapter(store_bundle: Path, tm
 
 
 def test_every_reference_call_is_written_and_validated_with_the_rendered_tools(bundles: dict[str, Path]) -> None:
-    """Each reference call, folded as the surface asks, validates against the rendered schema, names only
-    fields its description lists, and unfolds to exactly the executor's arguments."""
+    """Each reference call, written as the surface asks, validates against the rendered schema, names only
+    fields the table catalog lists for its table, and routes back to exactly the executor's call."""
     for path in bundles.values():
         env = Environment.from_bundle(path)
         surface = surface_of(env)
         tools = {t["name"]: t for t in surface.tools}
         assert not set(tools) & {"reset", "synthenv_reset", "synthenv_answer", "synthenv_verify"}
+        catalog = tools["list_records"]["description"]
+        names = tools["list_records"]["parameters"]["properties"]["table"]["enum"]
+        starts = sorted((catalog.index(f" {n} ["), n) for n in names)
+        entries = {n: catalog[a : b[0] if b else None] for (a, n), b in zip(starts, [*starts[1:], None], strict=True)}
         checked = 0
         for task in env.tasks:
             for call in task.solution:
-                args = surface.surface_arguments(call.tool, dict(call.arguments))
-                schema = tools[call.tool]["parameters"]
+                name, args = surface.call(call.tool, dict(call.arguments))
+                schema = tools[name]["parameters"]
                 Draft202012Validator(schema).validate(args)
-                assert set(args) <= set(schema["properties"]), (call.tool, args)
-                for inner in args.get(WHERE) or {}:
-                    described = schema["properties"][WHERE]["description"]
-                    named = [f"{inner} ", f"{inner.rsplit('_', 1)[0]} "]
-                    assert any(n in described or described.endswith(n.strip()) for n in named), (call.tool, inner)
-                for inner in args.get(FIELDS) or {}:
-                    described = schema["properties"][FIELDS]["description"]
-                    twin = described.split("any parameter of ")[1].split(";")[0]
-                    assert inner in tools[twin]["parameters"]["properties"] or f"; {inner} " in described, inner
-                assert to_arguments(call.tool, args, surface.folded) == dict(call.arguments)
+                assert set(args) <= set(schema["properties"]), (name, args)
+                if name in VERB_NAMES:
+                    entry = entries[args["table"]]
+                    assert f"[{_verb_tag(name)}" in entry or f" {_verb_tag(name)}" in entry.split("]")[0], (name, entry)
+                    for inner in [*(args.get(WHERE) or {}), *(args.get(FIELDS) or {})]:
+                        base = inner if f" {inner} " in entry or f" {inner}" in entry else inner.rsplit("_", 1)[0]
+                        assert f" {base}" in entry, (name, args["table"], inner)
+                assert surface.action(name, args) == {"tool": call.tool, "arguments": dict(call.arguments)}
                 checked += 1
         assert checked > 50
+
+
+def _verb_tag(verb: str) -> str:
+    return {"record_statistics": "stats"}.get(verb, verb.split("_")[0])
 
 
 def test_a_fold_that_says_a_key_twice_is_refused_not_merged(store_bundle: Path) -> None:
@@ -164,16 +170,58 @@ def test_a_fold_that_says_a_key_twice_is_refused_not_merged(store_bundle: Path) 
     env = Environment.from_bundle(store_bundle)
     surface = surface_of(env)
     env.reset(seed=0)
-    action = surface.action("list_orders", {WHERE: {"status": "paid"}, "status": "pending"})
+    action = surface.action("list_records", {"table": "orders", WHERE: {"status": "paid"}, "status": "pending"})
     obs, *_ = env.step(action)
     assert obs["type"] == "tool_error" and obs["error"]["code"] == "invalid_argument"
+
+
+@pytest.mark.parametrize(
+    "verb, arguments, says",
+    [
+        ("get_record", {"id": 1}, "get_record needs a 'table'"),
+        ("get_record", {"table": "nosuch", "id": 1}, "got 'nosuch'"),
+        ("delete_record", {"table": "customers", "id": 1}, "delete_record takes table one of"),
+        ("list_records", {"table": ["orders"]}, "list_records takes table one of categories, customers"),
+    ],
+)
+def test_a_verb_call_on_a_table_it_does_not_take_says_which_it_takes(
+    store_bundle: Path, verb: str, arguments: dict[str, Any], says: str
+) -> None:
+    """No bundle tool stands for it: nothing runs, the call is invalid, and the text names the tables."""
+    env = Environment.from_bundle(store_bundle)
+    surface = surface_of(env)
+    env.reset(seed=0)
+    action = surface.action(verb, arguments)
+    obs, _, _, _, info = env.step(action)
+    assert obs["type"] == "tool_error" and info["call_valid"] is False
+    text = surface.observe(obs, action)
+    assert text.startswith("error: ") and says in text, text
 
 
 def test_the_rendered_tool_list_is_far_smaller_than_the_served_one(store_bundle: Path) -> None:
     env = Environment.from_bundle(store_bundle)
     served = len(json.dumps(env.tool_specs(), separators=(",", ":")))
-    rendered = len(json.dumps(surface_of(env).tools, separators=(",", ":")))
-    assert rendered < 0.6 * served, (rendered, served)
+    rendered = len(json.dumps(surface_of(env).tools, separators=(",", ":"), ensure_ascii=False).encode())
+    assert rendered <= 12 * 1024 and rendered < 0.3 * served, (rendered, served)
+
+
+def test_every_catalog_domain_renders_within_the_prompt_budget() -> None:
+    """The budget of issue 22: at most 12 KB of tool list per catalog domain (UTF-8 compact JSON)."""
+    import random
+
+    from pipeline.surface import answer_tool, verb_tools
+    from pipeline.tools.specs import build_toolset
+    from pipeline.world.blueprint import list_domains, load_blueprint
+    from pipeline.world.schema import build_schema
+
+    over = {}
+    for domain in list_domains():
+        schema = build_schema(load_blueprint(domain), random.Random(0))
+        tools = [*verb_tools(schema, build_toolset(schema).tools), answer_tool()]
+        size = len(json.dumps(tools, separators=(",", ":"), ensure_ascii=False).encode())
+        if size > 12 * 1024:
+            over[domain] = size
+    assert not over, over
 
 
 # -- observations --------------------------------------------------------------------------------
@@ -183,14 +231,14 @@ def test_a_cut_list_page_names_the_offset_that_fetches_the_next_row(store_bundle
     env = Environment.from_bundle(store_bundle)
     surface = surface_of(env, budget=1500)
     env.reset(seed=0)
-    action = surface.action("list_orders", {"limit": 50})
+    action = surface.action("list_records", {"table": "orders", "limit": 50})
     obs, *_ = env.step(action)
     text = surface.observe(obs, action)
-    assert len(text) <= 1500 and "offset=" in text
+    assert len(text) <= 1500 and "call list_records again with table=orders, offset=" in text
     shown = json.loads(text[: text.index(" [cut:")])["items"]
     offset = int(text.split("offset=")[1].split()[0])
     assert offset == len(shown) < len(obs["result"]["items"])
-    nxt, *_ = env.step(surface.action("list_orders", {"limit": 50, "offset": offset}))
+    nxt, *_ = env.step(surface.action("list_records", {"table": "orders", "limit": 50, "offset": offset}))
     assert nxt["result"]["items"][0] == obs["result"]["items"][len(shown)]
     # Anything else is cut with the count of what was left out.
     long = render_observation({"type": "tool_result", "result": {"blob": "x" * 500}}, budget=200)

@@ -19,9 +19,11 @@ from typing import Any, Literal
 
 from pipeline.surface import ANSWER_TOOL, OBSERVATION_BUDGET
 
-CONFIG_VERSION = "agent-loop/2"
-"""``agent-loop/2``: the system text, tools and observations are :mod:`pipeline.surface`'s (the same
-every trainer adapter shows), observations are cut at 6,000 characters with a pointer to the rest."""
+CONFIG_VERSION = "agent-loop/3"
+"""``agent-loop/3``: the tools are :mod:`pipeline.surface.records`' record verbs with one table catalog
+(``agent-loop/2`` listed every bundle tool); the system text, tools and observations are
+:mod:`pipeline.surface`'s (the same every trainer adapter shows), observations are cut at 6,000
+characters with a pointer to the rest."""
 
 
 @dataclass(frozen=True)

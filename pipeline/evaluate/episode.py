@@ -68,7 +68,7 @@ def reference_of(env: Any, task_id: str, surface: Surface | None = None) -> Refe
         elif task.id == task_id:
             calls = [(c.tool, dict(c.arguments)) for c in task.solution]
             if surface is not None:
-                calls = [(tool, surface.surface_arguments(tool, args)) for tool, args in calls]
+                calls = [surface.call(tool, args) for tool, args in calls]
             return Reference(tuple(calls), task.answer)
     raise ValueError(f"unknown task {task_id!r}")
 

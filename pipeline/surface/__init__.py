@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pipeline.surface.observe import EPISODE_OVER_TEXT, OBSERVATION_BUDGET, dumps, render_observation
+from pipeline.surface.records import VERB_NAMES, Routes, routes, verb_tools
 from pipeline.surface.text import (
     ANSWER_TOOL,
     POLICY_HEADING,
@@ -32,6 +33,7 @@ __all__ = [
     "OBSERVATION_BUDGET",
     "POLICY_HEADING",
     "REFUSAL_FORM",
+    "VERB_NAMES",
     "Surface",
     "answer_schema",
     "answer_tool",
@@ -41,6 +43,7 @@ __all__ = [
     "render_observation",
     "surface_of",
     "system_text",
+    "verb_tools",
 ]
 
 
@@ -64,6 +67,8 @@ class Surface:
     """The bundle's tools (compact), then the answer tool; empty for a procedural bundle (single-turn)."""
     folded: dict[str, str] = field(default_factory=dict)
     budget: int = OBSERVATION_BUDGET
+    routes: Routes | None = None
+    """How the record verbs map onto the bundle's tools (None: the bundle's tools are listed one by one)."""
 
     @property
     def bundle_tools(self) -> list[dict[str, Any]]:
@@ -74,16 +79,31 @@ class Surface:
         if name == ANSWER_TOOL:
             answer = arguments.get("answer") if isinstance(arguments, dict) else arguments
             return {"answer": decode_answer(answer)}
+        if self.routes is not None and name in VERB_NAMES:
+            tool, args = self.routes.to_action(name, arguments)
+            return {"tool": tool, "arguments": args}
         return {"tool": name, "arguments": to_arguments(name, arguments, self.folded)}
 
-    def surface_arguments(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        """The executor's arguments of a call as a model writes them with these tools."""
-        return to_surface(name, arguments, self.folded)
+    def call(self, tool: str, arguments: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        """A bundle tool call (a reference solution's) as a model writes it with these tools: name, arguments."""
+        if self.routes is not None:
+            return self.routes.to_call(tool, arguments)
+        return tool, to_surface(tool, arguments, self.folded)
 
     def observe(self, obs: Any, action: Any = None) -> str:
         """The text of an observation; ``action`` is the environment action it answers."""
         arguments = action.get("arguments") if isinstance(action, dict) else None
-        return render_observation(obs, arguments, self.budget)
+        tool = action.get("tool") if isinstance(action, dict) else None
+        again = None
+        if self.routes is not None and isinstance(tool, str):
+            if tool in VERB_NAMES and isinstance(obs, dict) and obs.get("type") == "tool_error":
+                # Not routed: the executor knows no such tool; say what the verb takes instead.
+                error = {"code": "invalid_argument", "message": self.routes.explain(tool, arguments)}
+                return render_observation({"type": "tool_error", "error": error}, None, self.budget)
+            if tool in self.routes.verbs:
+                verb, table = self.routes.verbs[tool]
+                again = f"{verb} again with table={table},"
+        return render_observation(obs, arguments, self.budget, again)
 
 
 _CACHE: dict[tuple[str, str], Surface] = {}
@@ -99,12 +119,20 @@ def surface_of(env: Any, budget: int = OBSERVATION_BUDGET) -> Surface:
         specs = [] if procedural else _specs(env)
         if any(s["name"] == ANSWER_TOOL for s in specs):
             raise ValueError(f"the bundle has a tool named {ANSWER_TOOL!r}, which every surface uses for answers")
-        tools = [] if procedural else [*compact_tools(specs), answer_tool()]
+        schema, toolset = getattr(env, "schema", None), getattr(env, "toolset", None)
+        paths = None
+        if procedural:
+            tools: list[dict[str, Any]] = []
+        elif schema is not None and toolset is not None:  # the record verbs, one table catalog
+            tools, paths = [*verb_tools(schema, toolset.tools), answer_tool()], routes(toolset.tools)
+        else:  # an environment that exposes only its tool specs: each tool listed on its own
+            tools = [*compact_tools(specs), answer_tool()]
         _CACHE[key] = Surface(
             procedural=procedural,
             system=system_text(procedural, policy_of(env)),
             tools=tools,
-            folded=folds(specs),
+            folded={} if paths is not None else folds(specs),
             budget=budget,
+            routes=paths,
         )
     return _CACHE[key]

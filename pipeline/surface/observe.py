@@ -24,7 +24,7 @@ def dumps(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str, separators=(",", ":"))
 
 
-def _page_cut(tool: str, result: dict[str, Any], arguments: Any, budget: int) -> str | None:
+def _page_cut(again: str, result: dict[str, Any], arguments: Any, budget: int) -> str | None:
     """A list page cut to the rows that fit, with the offset that fetches the next row."""
     items = result.get("items")
     if not isinstance(items, list) or "next_offset" not in result:
@@ -35,7 +35,7 @@ def _page_cut(tool: str, result: dict[str, Any], arguments: Any, budget: int) ->
     while kept:
         shown = len(kept)
         note = (
-            f" [cut: {shown} of this page's {len(items)} items shown; call {tool} again with offset={start + shown} "
+            f" [cut: {shown} of this page's {len(items)} items shown; call {again} offset={start + shown} "
             "and the same filters for the rest]"
         )
         text = dumps({**result, "items": kept, "next_offset": start + shown})
@@ -45,9 +45,12 @@ def _page_cut(tool: str, result: dict[str, Any], arguments: Any, budget: int) ->
     return None
 
 
-def render_observation(obs: Any, arguments: Any = None, budget: int = OBSERVATION_BUDGET) -> str:
+def render_observation(
+    obs: Any, arguments: Any = None, budget: int = OBSERVATION_BUDGET, again: str | None = None
+) -> str:
     """One observation as the text a model reads next; ``arguments`` are the executor's arguments of
-    the call it answers (a cut list page continues from their ``offset``)."""
+    the call it answers (a cut list page continues from their ``offset``); ``again`` is how the model
+    calls that list again (default: the bundle tool's name with ``again with``)."""
     if not isinstance(obs, dict):
         text = dumps(obs)
     else:
@@ -56,7 +59,8 @@ def render_observation(obs: Any, arguments: Any = None, budget: int = OBSERVATIO
             text = dumps(obs.get("result"))
             result = obs.get("result")
             if len(text) > budget and isinstance(result, dict):
-                cut = _page_cut(str(obs.get("tool", "the list tool")), result, arguments, budget)
+                again = again or f"{obs.get('tool', 'the list tool')} again with"
+                cut = _page_cut(again, result, arguments, budget)
                 if cut is not None:
                     return cut
         elif kind in ("tool_error", "error"):

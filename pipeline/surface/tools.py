@@ -40,18 +40,17 @@ CONTAINS_BOUNDS = (1, 200)
 SUFFIXES = ("_contains", "_min", "_max", "_from", "_to", "_in")
 
 CONVENTIONS = (
-    "Tool conventions: ids are integers >= 1; text values are 1-500 characters unless a parameter says "
+    "Tool conventions: ids are integers >= 1; text values are 1-500 characters unless a field says "
     "otherwise; date-times are written YYYY-MM-DDTHH:MM:SS and dates YYYY-MM-DD; a tool takes only the "
-    "parameters it lists. Create tools need existing referenced ids and unique values where a field is "
-    "unique, and return the new record with its id; update tools change only the fields given (at least one "
-    "besides id) and return the record; status changes go through the named operations. "
-    "List tools (list_*) return {items, total, next_offset}: at most 50 items a call (limit 1-50, "
-    "default 20), sorted by order_by (default id; descending for largest first); pass next_offset as offset "
-    "for the next page (null on the last). Their filters go in the where object, all optional and combined "
-    "with AND: FIELD equals; FIELD_contains is a case-insensitive substring (1-200 characters); "
-    "FIELD_min/FIELD_max are inclusive bounds; FIELD_from/FIELD_to are inclusive date ranges; FIELD_in is a "
-    "non-empty list of distinct allowed values. The where description lists the fields and the suffixes "
-    "each takes."
+    "parameters it lists. Creating needs existing referenced ids and unique values where a field is unique, "
+    "and returns the new record with its id; an update changes only the fields given (at least one) and "
+    "returns the record; a status moves only as its table allows, some moves only through the named "
+    "operations. Listing returns {items, total, next_offset}: at most 50 items a call (limit 1-50, default "
+    "20), sorted by order_by (default id; descending for largest first); pass next_offset as offset for the "
+    "next page (null on the last). Filters go in the where object, all optional and combined with AND: FIELD "
+    "equals; FIELD_contains (text fields) is a case-insensitive substring, 1-200 characters; FIELD_min/"
+    "FIELD_max (numbers) are inclusive bounds; FIELD_from/FIELD_to (dates, date-times) are inclusive ranges; "
+    "FIELD_in (fields with listed values) is a non-empty list of distinct allowed values."
 )
 """What every tool shares, said once in the system text instead of in every schema."""
 
