@@ -420,7 +420,7 @@ def _tuned(rng: random.Random, f: Filter, column_values: list[Any], low: int, hi
     (given by their values of ``f.column``) pass."""
     c = f.column
     upward = f.op in ("min", "from")
-    values = sorted(
+    values: list[Any] = sorted(
         (str(v)[:10] if c.semantic in TIMES else v for v in column_values if v is not None),
         reverse=upward,
     )

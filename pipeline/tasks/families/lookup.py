@@ -24,7 +24,7 @@ from pipeline.world.schema import Table
 
 NAME = "lookup"
 KNOBS = ("ids_given", "indirection", "filters", "distractors")
-LEVELS = {
+LEVELS: dict[int, dict[str, Any]] = {
     0: {"mode": "id"},
     1: {"mode": "label"},
     2: {"mode": "attrs"},
