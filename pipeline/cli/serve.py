@@ -57,7 +57,19 @@ def serve(
     if protocol == "openenv":
         from pipeline.cli.serve_openenv import serve_openenv
 
-        serve_openenv(bundle, host, port, max_sessions, session_ttl, log_level, trajectories, timeout, trainer_token)
+        serve_openenv(
+            bundle,
+            host,
+            port,
+            max_sessions,
+            session_ttl,
+            log_level,
+            trajectories,
+            timeout,
+            trainer_token,
+            allowed_hosts=allowed_host or None,
+            max_body=max_body,
+        )
         return
 
     try:

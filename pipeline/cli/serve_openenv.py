@@ -21,6 +21,8 @@ def serve_openenv(
     trajectories: Path | None,
     header_timeout: float = 10.0,
     trainer_token: str | None = None,
+    allowed_hosts: list[str] | None = None,
+    max_body: int = 1 << 20,
 ) -> None:
     """Run OpenEnv's FastAPI app (HTTP, WebSocket /ws, MCP /mcp) for BUNDLE under uvicorn, with the
     same per-request header deadline and connection cap as synthenv's own server.
@@ -46,7 +48,14 @@ def serve_openenv(
     token = token or secrets.token_urlsafe(24)
     try:
         app = create_openenv_app(
-            bundle, max_sessions=max_sessions, session_ttl=session_ttl, trajectories=trajectories, trainer_token=token
+            bundle,
+            max_sessions=max_sessions,
+            session_ttl=session_ttl,
+            trajectories=trajectories,
+            trainer_token=token,
+            allowed_hosts=allowed_hosts,
+            max_body_bytes=max_body,
+            body_timeout=header_timeout,
         )
     except (BundleError, ValueError) as exc:
         err.print(f"[bold red]error:[/] {exc}")

@@ -44,7 +44,7 @@ import copy
 import hmac
 import os
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +66,7 @@ from openenv.core.env_server.types import Action, ConcurrencyConfig, Environment
 from pipeline.integrations.episode import agent_info, is_procedural, open_env, status_of
 from pipeline.integrations.openenv_models import BundleAction, BundleObservation, BundleState
 from pipeline.integrations.trajectory import RecordTrajectory, TrajectoryWriter
+from pipeline.server.guard import DEFAULT_BODY_TIMEOUT, RequestGuard, allowed_hosts_from_env
 from pipeline.surface import EPISODE_OVER_TEXT, answer_tool, surface_of
 
 __all__ = [
@@ -366,9 +367,17 @@ def create_openenv_app(
     session_ttl: float | None = 900.0,
     trajectories: str | Path | TrajectoryWriter | None = None,
     trainer_token: str | None = None,
+    allowed_hosts: Sequence[str] | None = None,
+    max_body_bytes: int = 1 << 20,
+    body_timeout: float = DEFAULT_BODY_TIMEOUT,
 ) -> Any:
     """OpenEnv's FastAPI app serving ``bundle_path``: at most ``max_sessions`` live sessions,
-    each closed after ``session_ttl`` idle seconds; ``reset`` needs ``trainer_token`` when given."""
+    each closed after ``session_ttl`` idle seconds; ``reset`` needs ``trainer_token`` when given.
+
+    It runs behind ``synthenv serve``'s guard (:class:`pipeline.server.guard.RequestGuard`):
+    loopback hosts and origins only unless ``allowed_hosts`` (or ``SYNTHENV_ALLOWED_HOSTS``)
+    says otherwise, for HTTP and the WebSocket alike; JSON bodies only, at most
+    ``max_body_bytes``, read within ``body_timeout`` seconds."""
     if max_sessions < 1:
         raise ValueError(f"max_sessions must be at least 1, got {max_sessions}")
     if trainer_token is not None:
@@ -386,6 +395,12 @@ def create_openenv_app(
     _stateless_routes_refuse(app)
     app.state.bundle = factory.template.bundle  # type: ignore[attr-defined]
     app.add_middleware(_QuietDisconnect)
+    app.add_middleware(
+        RequestGuard,
+        allowed_hosts=list(allowed_hosts) if allowed_hosts is not None else allowed_hosts_from_env(),
+        max_body=max_body_bytes,
+        body_timeout=body_timeout,
+    )
     if writer is not None and writer is not trajectories:
         app.router.on_shutdown.append(writer.close)
     return app

@@ -12,7 +12,11 @@ can make them look same-origin. So, before any route runs:
 * the body is read whole, within ``max_body`` bytes (413) and ``body_timeout`` seconds
   (408, so a client trickling its body cannot hold the connection), then handed on.
 
-Errors are the server's usual ``{"code", "message"}`` JSON.
+Errors are the server's usual ``{"code", "message"}`` JSON. A WebSocket handshake (OpenEnv's
+``/ws``) is held to the same ``Host`` and ``Origin`` rules, since a web page can open one too: a
+refused handshake is closed before it is accepted (policy violation, 1008), which the client sees
+as HTTP 403. Every server the project starts (``synthenv serve`` and its OpenEnv protocol) runs
+behind this one guard.
 """
 
 from __future__ import annotations
@@ -96,6 +100,11 @@ class RequestGuard:
         self.body_timeout = body_timeout
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":
+            headers = Headers(scope=scope)
+            if self._refusal(headers, "GET") is not None:
+                await send({"type": "websocket.close", "code": 1008, "reason": "host or origin not allowed"})
+                return
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
