@@ -70,6 +70,7 @@ def scripted_model(script: Script) -> Iterator[str]:
         yield f"http://127.0.0.1:{server.server_address[1]}/v1"
     finally:
         server.shutdown()
+        server.server_close()
         thread.join(timeout=10)
 
 
