@@ -149,7 +149,11 @@ def _status(column: Column, kinds: dict[str, ToolSpec]) -> str:
 def _field(column: Column, create: dict[str, Any] | None, filters: set[str]) -> str:
     """``contract_value number 250000-60000000``: a field with its type, bounds and markers."""
     schema = (create or {}).get(column.name) or value_schema(column)
-    word = "id" if column.references else _type_word(schema)
+    word = _type_word(schema)
+    if column.references:  # ``author_id`` says nothing of crew_members; ``project_id`` needs no note
+        named = column.name.removesuffix("_id")
+        obvious = column.references in (named, named + "s", named + "es", named[:-1] + "ies")
+        word = "id" if obvious else f"id of {column.references}"
     words = [] if column.references or schema.get("enum") else _bounds_words(schema)
     words = [w for w in words if w not in ("date", "date-time")]
     marks = []

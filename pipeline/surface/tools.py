@@ -47,10 +47,11 @@ CONVENTIONS = (
     "returns the record; a status moves only as its table allows, some moves only through the named "
     "operations. Listing returns {items, total, next_offset}: at most 50 items a call (limit 1-50, default "
     "20), sorted by order_by (default id; descending for largest first); pass next_offset as offset for the "
-    "next page (null on the last). Filters go in the where object, all optional and combined with AND: FIELD "
-    "equals; FIELD_contains (text fields) is a case-insensitive substring, 1-200 characters; FIELD_min/"
-    "FIELD_max (numbers) are inclusive bounds; FIELD_from/FIELD_to (dates, date-times) are inclusive ranges; "
-    "FIELD_in (fields with listed values) is a non-empty list of distinct allowed values."
+    "next page (null on the last); a page too long to show is cut, and the cut names the offset to continue "
+    "from. Filters go in the where object, all optional and combined with AND: FIELD equals (id too); "
+    "FIELD_contains (text fields) is a case-insensitive substring, 1-200 characters; FIELD_min/FIELD_max "
+    "(numbers) are inclusive bounds; FIELD_from/FIELD_to (dates, date-times) are inclusive ranges written in "
+    "the field's own format; FIELD_in (fields with listed values) is a non-empty list of distinct allowed values."
 )
 """What every tool shares, said once in the system text instead of in every schema."""
 
