@@ -1,7 +1,8 @@
 """``generate_batch``: many environments at once, each step a cached, retried Prefect task;
 ``generate_scenario_batch``: the same for scenarios an LLM designs (:mod:`pipeline.jobs.scenario_batch`).
 
-The logic lives in :mod:`pipeline.jobs.batch`; this module only turns its steps into tasks
+The logic lives in :mod:`pipeline.jobs.batch` (each environment runs the one recipe,
+:func:`pipeline.jobs.recipe.run_recipe`); this module only turns its steps into tasks
 (cache key = inputs + task source + code version, results persisted so a re-run reuses
 them), runs one ``environment`` task per environment on the chosen task runner, and
 publishes the summary as an artifact.
@@ -25,6 +26,7 @@ from prefect.transactions import CommitMode, transaction
 from prefect.utilities.annotations import unmapped
 
 from pipeline.jobs import batch, scenario, scenario_batch, steps
+from pipeline.jobs.recipe import Steps
 from pipeline.llm.client import LLMSettings
 from pipeline.llm.distinct import DistinctFilter
 from pipeline.llm.scenario import Scenario
@@ -56,14 +58,14 @@ def _step(fn: Any, name: str, cached: bool = True) -> Task[..., Any]:
     )
 
 
-STEPS = batch.Steps(
+STEPS = Steps(
     schema=_step(steps.schema_step, "schema"),
     populate=_step(batch.populate_in, "populate"),
     tools=_step(steps.tools_step, "tools"),
     tasks=_step(steps.tasks_step, "tasks"),
     package=_step(steps.package_step, "package", cached=False),
-    publish=_step(batch.publish_bundle, "publish", cached=False),
 )
+PUBLISH = _step(batch.publish_bundle, "publish", cached=False)
 
 
 @task(name="environment", task_run_name="{inputs.name}")
@@ -77,7 +79,7 @@ def environment(inputs: steps.Inputs, work_root: str, registry: str | None, run:
     """
     try:
         with transaction(commit_mode=CommitMode.EAGER):
-            return batch.build_environment(inputs, Path(work_root), registry, STEPS, run)
+            return batch.build_environment(inputs, Path(work_root), registry, STEPS, run, PUBLISH)
     except Exception as exc:
         raise batch.EnvironmentFailed(batch.describe(exc)) from None
 
@@ -188,16 +190,12 @@ design = task(
     retry_delay_seconds=10,
     retry_condition_fn=llm_transient,
 )
-SCENARIO_STEPS = scenario_batch.ScenarioSteps(
-    schema=STEPS.schema,
-    populate=STEPS.populate,
-    tools=STEPS.tools,
-    tasks=STEPS.tasks,
+SCENARIO_STEPS = scenario.ScenarioSteps(
+    STEPS,
+    design=design,
     refine=task(
         scenario.refine_step, name="refine", retries=1, retry_delay_seconds=10, retry_condition_fn=llm_transient
     ),
-    package=_step(scenario.package_scenario_step, "package", cached=False),
-    publish=STEPS.publish,
 )
 
 
@@ -214,7 +212,7 @@ def scenario_environment(
     try:
         with transaction(commit_mode=CommitMode.EAGER):
             return scenario_batch.build_scenario(
-                designed, settings, options, Path(work_root), registry, run, SCENARIO_STEPS
+                designed, settings, options, Path(work_root), registry, run, SCENARIO_STEPS, PUBLISH
             )
     except Exception as exc:
         raise batch.EnvironmentFailed(batch.describe(exc)) from None

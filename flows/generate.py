@@ -1,5 +1,9 @@
-"""``generate_environment``: the five steps as Prefect tasks, nothing more; ``generate_from_scenario``:
-the same steps after an LLM designed the blueprint (:mod:`pipeline.jobs.scenario`)."""
+"""``generate_environment`` and ``generate_from_scenario``: the recipe with Prefect tasks as its steps.
+
+Both run the same function as ``--no-prefect`` (:func:`pipeline.jobs.steps.generate`,
+:func:`pipeline.jobs.scenario.generate_scenario`); this module only supplies the steps as tasks
+and records which flow run built the bundle.
+"""
 
 from __future__ import annotations
 
@@ -12,29 +16,27 @@ from prefect.runtime import flow_run
 
 from pipeline.bundle.format import write_run_record
 from pipeline.jobs import scenario, steps
+from pipeline.jobs.recipe import Steps
 from pipeline.llm.client import LLMSettings
 from pipeline.llm.scenario import Scenario
 
-schema_task = task(steps.schema_step, name="1-schema")
-populate_task = task(steps.populate_step, name="2-populate", retries=1)
-tools_task = task(steps.tools_step, name="3-tools")
-tasks_task = task(steps.tasks_step, name="4-tasks")
-package_task = task(steps.package_step, name="5-package")
+STEPS = Steps(
+    schema=task(steps.schema_step, name="1-schema"),
+    populate=task(steps.populate_step, name="2-populate", retries=1),
+    tools=task(steps.tools_step, name="3-tools"),
+    tasks=task(steps.tasks_step, name="4-tasks"),
+    package=task(steps.package_step, name="5-package"),
+)
 
 
 @flow(name="generate_environment", log_prints=True)
 def generate_environment(inputs: steps.Inputs, out: str) -> dict[str, Any]:
     """One bundle from a domain template and a seed; returns the summary dict."""
-    t = steps.Timings()
     with tempfile.TemporaryDirectory(prefix="synthenv-") as work:
-        schema = t.run("schema", schema_task, inputs)
-        populated = t.run("populate", populate_task, inputs, schema, Path(work))
-        toolset = t.run("tools", tools_task, schema, populated.path, inputs.clock)
-        taskset = t.run("tasks", tasks_task, inputs, schema, toolset, populated.path)
-        bundle = t.run("package", package_task, inputs, Path(out), schema, populated, toolset, taskset)
+        summary = steps.generate(inputs, Path(out), Path(work), STEPS)
     # Which run built it is lineage, not content: a sidecar that publish copies to the index.
-    write_run_record(bundle.path, {"flow": "generate_environment", "flow_run_id": str(flow_run.id)})
-    return steps.summary(bundle, t.seconds)
+    write_run_record(summary["path"], {"flow": "generate_environment", "flow_run_id": str(flow_run.id)})
+    return summary
 
 
 def _llm_transient(_task: Any, _run: Any, state: Any) -> bool:
@@ -46,13 +48,15 @@ def _llm_transient(_task: Any, _run: Any, state: Any) -> bool:
     return False
 
 
-design_task = task(
-    scenario.design_step, name="0-design", retries=1, retry_delay_seconds=10, retry_condition_fn=_llm_transient
+SCENARIO_STEPS = scenario.ScenarioSteps(
+    STEPS,
+    design=task(
+        scenario.design_step, name="0-design", retries=1, retry_delay_seconds=10, retry_condition_fn=_llm_transient
+    ),
+    refine=task(
+        scenario.refine_step, name="4b-refine", retries=1, retry_delay_seconds=10, retry_condition_fn=_llm_transient
+    ),
 )
-refine_task = task(
-    scenario.refine_step, name="4b-refine", retries=1, retry_delay_seconds=10, retry_condition_fn=_llm_transient
-)
-package_scenario_task = task(scenario.package_scenario_step, name="5-package")
 
 
 @flow(name="generate_from_scenario", log_prints=True)
@@ -61,20 +65,8 @@ def generate_from_scenario(
 ) -> dict[str, Any]:
     """One bundle from a one-line scenario: the model designs the blueprint, the five steps build it,
     the model's paraphrases and proposals join only once proven. Returns the scenario's summary."""
-    t = steps.Timings()
-    designed = t.run("design", design_task, line, settings, options)
-    if designed.blueprint is None:
-        return scenario.report(designed, seconds=t.seconds)
-    inputs = scenario.inputs_for(designed, options)
     with tempfile.TemporaryDirectory(prefix="synthenv-") as work:
-        schema = t.run("schema", schema_task, inputs)
-        populated = t.run("populate", populate_task, inputs, schema, Path(work))
-        toolset = t.run("tools", tools_task, schema, populated.path, inputs.clock)
-        taskset = t.run("tasks", tasks_task, inputs, schema, toolset, populated.path)
-        refined = t.run("refine", refine_task, inputs, schema, toolset, populated.path, taskset, settings, options)
-        llm = scenario.lineage(designed, refined, settings, options)
-        bundle = t.run(
-            "package", package_scenario_task, inputs, Path(out), schema, populated, toolset, refined.taskset, llm
-        )
-    write_run_record(bundle.path, {"flow": "generate_from_scenario", "flow_run_id": str(flow_run.id)})
-    return scenario.report(designed, refined, bundle, t.seconds)
+        summary = scenario.generate_scenario(line, settings, options, Path(out), Path(work), SCENARIO_STEPS)
+    if summary["path"] is not None:
+        write_run_record(summary["path"], {"flow": "generate_from_scenario", "flow_run_id": str(flow_run.id)})
+    return summary

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -130,7 +131,7 @@ def test_a_rerun_skips_what_the_registry_holds(first_batch: tuple[Path, list[bat
         calls.append(inputs.name)
         return batch.schema_step(inputs)
 
-    again = batch.run_batch(plan, registry / ".work", str(registry), batch.Steps(schema=counting_schema))
+    again = batch.run_batch(plan, registry / ".work", str(registry), replace(batch.STEPS, schema=counting_schema))
     assert [r.status for r in again] == ["skipped", "failed", "skipped"]
     assert calls == ["no-such-domain-s1"]
     assert [r.digest for r in again] == [r.digest for r in results]
@@ -152,7 +153,7 @@ def test_a_failed_environment_keeps_its_work_dir_for_the_resume(tmp_path: Path) 
     def interrupted(*_args: Any) -> Any:
         raise OSError("killed half-way")
 
-    result = batch.run_batch([inputs], tmp_path / ".work", str(tmp_path), batch.Steps(tasks=interrupted))[0]
+    result = batch.run_batch([inputs], tmp_path / ".work", str(tmp_path), replace(batch.STEPS, tasks=interrupted))[0]
     assert result.status == "failed" and "killed half-way" in (result.error or "")
     (workdir,) = (tmp_path / ".work").iterdir()
     assert (workdir / "state.sqlite").is_file() and (workdir / batch.TOKEN_FILE).is_file()

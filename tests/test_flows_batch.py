@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -57,13 +58,13 @@ def test_generate_batch_isolates_failures_and_resumes_from_cached_steps(
         "tasks_per_family": 1,
         "registry": registry,
     }
-    real_tasks = flows_batch.STEPS.tasks
-    monkeypatch.setattr(flows_batch.STEPS, "tasks", interrupted)
+    real_steps = flows_batch.STEPS
+    monkeypatch.setattr(flows_batch, "STEPS", replace(real_steps, tasks=interrupted))
     first = flows_batch.run_batch(workers=2, **params)
     assert first["counts"]["failed"] == 3 and sorted(populated) == ["online-store-s0", "online-store-s2"]
     assert len(list((tmp_path / "registry" / ".work").glob("online-store-*"))) == 2
 
-    monkeypatch.setattr(flows_batch.STEPS, "tasks", real_tasks)
+    monkeypatch.setattr(flows_batch, "STEPS", real_steps)
     second = flows_batch.run_batch(workers=2, **params)
     assert [r["status"] for r in second["results"]] == ["published", "failed", "published"]
     assert len(populated) == 2, "the resumed run reused the cached populate results"

@@ -1,8 +1,9 @@
 """A batch of tool-use environments: plan it, build and publish each one, summarise.
 
-Plain functions, so the batch logic is tested and usable without an orchestrator; the
-``generate_batch`` flow (``flows/batch.py``) passes Prefect tasks in place of the plain
-steps and gets caching, retries and concurrency from them.
+Plain functions, so the batch logic is tested and usable without an orchestrator; each
+environment runs the recipe (:func:`pipeline.jobs.recipe.run_recipe`) with :data:`STEPS`, then
+publishes. The ``generate_batch`` flow (``flows/batch.py``) passes Prefect tasks in place of
+the plain steps and the publish step and gets caching, retries and concurrency from them.
 
 Resumability rests on three facts:
 
@@ -29,15 +30,16 @@ import uuid
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from pipeline import __version__
 from pipeline.data.populate import PopulateResult
+from pipeline.jobs.recipe import Steps, Timings, run_recipe
 from pipeline.jobs.steps import (
     Inputs,
-    Timings,
     package_step,
     populate_step,
     schema_step,
@@ -178,16 +180,14 @@ def is_transient(exc: BaseException) -> bool:
     return isinstance(exc, (OSError, sqlite3.OperationalError))
 
 
-@dataclass
-class Steps:
-    """The callables ``build_environment`` runs; the flow passes Prefect tasks with the same signatures."""
+STEPS: Steps[Workdir] = Steps(
+    schema=schema_step, populate=populate_in, tools=tools_step, tasks=tasks_step, package=package_step
+)
+"""The recipe's plain steps, populate writing into the environment's durable work directory."""
 
-    schema: Callable[..., Any] = schema_step
-    populate: Callable[..., Any] = populate_in
-    tools: Callable[..., Any] = tools_step
-    tasks: Callable[..., Any] = tasks_step
-    package: Callable[..., Any] = package_step
-    publish: Callable[..., Any] = publish_bundle
+Publish = Callable[[Path, str | None, Mapping[str, Any]], dict[str, Any]]
+"""(bundle directory, registry, run record) → ``ref``, ``digest``, ``created``; :func:`publish_bundle`
+or the flow's task around it."""
 
 
 @dataclass
@@ -246,15 +246,15 @@ def build_environment(
     inputs: Inputs,
     work_root: Path,
     registry: str | None,
-    steps: Steps | None = None,
+    steps: Steps[Workdir] = STEPS,
     run: Mapping[str, Any] | None = None,
+    publish: Publish = publish_bundle,
 ) -> EnvResult:
     """Build, prove, package and publish one environment unless the registry already holds it.
 
     Raises on failure (the caller isolates it); the work directory is kept then, so a
     re-run resumes from the cached steps, and removed once the bundle is published.
     """
-    steps = steps or Steps()
     key = inputs_key(inputs)
     done = _published(registry, inputs, key)
     workdir = workdir_path(Path(work_root), inputs)
@@ -262,14 +262,9 @@ def build_environment(
         shutil.rmtree(workdir, ignore_errors=True)
         return done
     t = Timings()
-    schema = t.run("schema", steps.schema, inputs)
-    wd = prepare_workdir(Path(work_root), inputs)
-    populated = t.run("populate", steps.populate, inputs, schema, wd)
-    toolset = t.run("tools", steps.tools, schema, populated.path, inputs.clock)
-    taskset = t.run("tasks", steps.tasks, inputs, schema, toolset, populated.path)
-    bundle = t.run("package", steps.package, inputs, workdir / "out", schema, populated, toolset, taskset)
-    published = t.run("publish", steps.publish, bundle.path, registry, {**(run or {}), "inputs_key": key})
-    s = summary(bundle, t.seconds)
+    result = run_recipe(steps, inputs, workdir / "out", partial(prepare_workdir, Path(work_root), inputs), timings=t)
+    published = t.run("publish", publish, result.bundle.path, registry, {**(run or {}), "inputs_key": key})
+    s = summary(result.bundle, t.seconds)
     shutil.rmtree(workdir, ignore_errors=True)
     return EnvResult(
         inputs.name,
@@ -308,7 +303,7 @@ def run_batch(
     plan: Sequence[Inputs],
     work_root: Path,
     registry: str | None,
-    steps: Steps | None = None,
+    steps: Steps[Workdir] = STEPS,
     run: Mapping[str, Any] | None = None,
 ) -> list[EnvResult]:
     """Every environment in turn, each failure isolated; the orchestrator-free path."""

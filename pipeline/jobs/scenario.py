@@ -3,10 +3,11 @@
 Steps, each a plain function the flows wrap:
 
 * ``design_step``: scenario → validated blueprint (with corrections), plus vocabularies;
-* the five usual steps on :class:`~pipeline.jobs.steps.Inputs` carrying that blueprint;
-* ``refine_step``: paraphrases and task proposals, each proven before it is kept;
-* ``package_scenario_step``: the bundle, its lineage naming the model, the scenario, the
-  blueprint's digest and the cache key of every reply used.
+* the recipe (:func:`pipeline.jobs.recipe.run_recipe`) on :class:`~pipeline.jobs.steps.Inputs`
+  carrying that blueprint, with
+* ``refine_step`` between tasks and package: paraphrases and task proposals, each proven before
+  it is kept; the manifest's lineage then names the model, the scenario, the blueprint's digest
+  and the cache key of every reply used (:func:`lineage`).
 
 The model's output is data at every step (see :mod:`pipeline.llm`). Every reply is
 cached by request hash, so running again with the cache and ``offline`` makes the same
@@ -17,22 +18,15 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic
 
 from pipeline.bundle.format import Bundle, serialise
-from pipeline.data.populate import PopulateResult
-from pipeline.jobs.steps import (
-    DEFAULT_VERSION,
-    Inputs,
-    Timings,
-    manifest_for,
-    populate_step,
-    schema_step,
-    tasks_step,
-    tools_step,
-)
+from pipeline.jobs.recipe import Refine, Steps, Timings, W, run_recipe
+from pipeline.jobs.steps import DEFAULT_VERSION, PLAIN, Inputs
 from pipeline.llm.client import Client, LLMError, LLMSettings
 from pipeline.llm.scenario import Scenario
 from pipeline.llm.usage import Ledger
@@ -189,22 +183,6 @@ def lineage(designed: Designed, refined: Refined, settings: LLMSettings, options
     }
 
 
-def package_scenario_step(
-    inputs: Inputs,
-    out: Path,
-    schema: Schema,
-    populated: PopulateResult,
-    toolset: Toolset,
-    taskset: TaskSet,
-    llm: dict[str, Any],
-) -> Bundle:
-    from pipeline.package.build import package
-
-    manifest = manifest_for(inputs, schema, populated, toolset, taskset)
-    manifest["lineage"]["llm"] = llm
-    return package(Path(out), manifest, schema, populated.path, toolset, taskset.tasks)
-
-
 def report(
     designed: Designed,
     refined: Refined | None = None,
@@ -249,20 +227,44 @@ def report(
     }
 
 
+@dataclass(frozen=True)
+class ScenarioSteps(Generic[W]):
+    """A scenario's steps: ``design`` before the recipe, the recipe's five, ``refine`` inside it;
+    a flow passes the same functions as Prefect tasks (LLM steps retried while the provider may recover)."""
+
+    recipe: Steps[W]
+    design: Callable[[Scenario, LLMSettings, ScenarioOptions], Designed] = design_step
+    refine: Callable[[Inputs, Schema, Toolset, Path, TaskSet, LLMSettings, ScenarioOptions], Refined] = refine_step
+
+
+def refinement(
+    designed: Designed, settings: LLMSettings, options: ScenarioOptions, step: Callable[..., Refined] = refine_step
+) -> Refine[Refined]:
+    """The refine step the recipe runs for ``designed`` (bound to the model and the passes) and its lineage."""
+    return Refine(
+        step=partial(step, settings=settings, options=options),
+        lineage=partial(lineage, designed, settings=settings, options=options),
+    )
+
+
+PLAIN_SCENARIO: ScenarioSteps[Path] = ScenarioSteps(PLAIN)
+
+
 def generate_scenario(
-    scenario: Scenario, settings: LLMSettings, options: ScenarioOptions, out: Path, workdir: Path
+    scenario: Scenario,
+    settings: LLMSettings,
+    options: ScenarioOptions,
+    out: Path,
+    workdir: Path,
+    steps: ScenarioSteps[Path] = PLAIN_SCENARIO,
 ) -> dict[str, Any]:
-    """Every step without an orchestrator (the ``generate_from_scenario`` flow runs the same functions)."""
+    """Design, then the recipe with the refine step; plain functions, or the ``generate_from_scenario``
+    flow's tasks. Returns the scenario's summary line (``dropped`` when no blueprint validated)."""
     t = Timings()
-    designed = t.run("design", design_step, scenario, settings, options)
+    designed = t.run("design", steps.design, scenario, settings, options)
     if designed.blueprint is None:
         return report(designed, seconds=t.seconds)
     inputs = inputs_for(designed, options)
-    schema = t.run("schema", schema_step, inputs)
-    populated = t.run("populate", populate_step, inputs, schema, workdir)
-    toolset = t.run("tools", tools_step, schema, populated.path, inputs.clock)
-    taskset = t.run("tasks", tasks_step, inputs, schema, toolset, populated.path)
-    refined = t.run("refine", refine_step, inputs, schema, toolset, populated.path, taskset, settings, options)
-    llm = lineage(designed, refined, settings, options)
-    bundle = t.run("package", package_scenario_step, inputs, out, schema, populated, toolset, refined.taskset, llm)
-    return report(designed, refined, bundle, t.seconds)
+    refine = refinement(designed, settings, options, steps.refine)
+    result = run_recipe(steps.recipe, inputs, Path(out), lambda: Path(workdir), refine=refine, timings=t)
+    return report(designed, result.refined, result.bundle, result.seconds)

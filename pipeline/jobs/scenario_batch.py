@@ -11,7 +11,8 @@ Three phases, so that what is rejected does not depend on scheduling:
    (same work directories, same skip-if-published rule, with a key that also covers the
    model and the LLM passes).
 
-Plain functions; ``flows/batch.py`` passes Prefect tasks as the steps.
+Plain functions; ``flows/batch.py`` passes Prefect tasks as the steps (a :class:`ScenarioSteps`
+around the batch's recipe steps, and the publish step).
 """
 
 from __future__ import annotations
@@ -21,31 +22,35 @@ import json
 import shutil
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from pipeline.jobs.batch import (
-    Steps,
+    STEPS,
+    Publish,
+    Workdir,
     _published,
     describe,
     inputs_key,
     prepare_workdir,
+    publish_bundle,
     workdir_path,
     write_summary,
 )
+from pipeline.jobs.recipe import Timings, run_recipe
 from pipeline.jobs.scenario import (
     Designed,
     ScenarioOptions,
+    ScenarioSteps,
     design_step,
     inputs_for,
-    lineage,
-    package_scenario_step,
-    refine_step,
+    refinement,
     report,
 )
-from pipeline.jobs.steps import Inputs, Timings
+from pipeline.jobs.steps import Inputs
 from pipeline.llm.client import LLMError, LLMSettings
 from pipeline.llm.distinct import DistinctFilter
 from pipeline.llm.scenario import Scenario
@@ -56,13 +61,8 @@ STATUSES = ("published", "unchanged", "skipped", "failed", "dropped", "rejected"
 rejected: a near-duplicate of an earlier scenario or blueprint; invalid: a line that is not a scenario."""
 
 
-@dataclass
-class ScenarioSteps(Steps):
-    """The callables :func:`build_scenario` runs: a batch's steps plus ``refine``, with the package
-    step that records the scenario; the flow passes Prefect tasks with the same signatures."""
-
-    package: Callable[..., Any] = package_scenario_step
-    refine: Callable[..., Any] = refine_step
+SCENARIO_STEPS: ScenarioSteps[Workdir] = ScenarioSteps(STEPS)
+"""The batch's recipe steps (populate into the durable work directory) with the scenario's design and refine."""
 
 
 def scenario_key(inputs: Inputs, settings: LLMSettings, options: ScenarioOptions) -> str:
@@ -122,10 +122,10 @@ def build_scenario(
     work_root: Path,
     registry: str | None,
     run: Mapping[str, Any] | None = None,
-    steps: ScenarioSteps | None = None,
+    steps: ScenarioSteps[Workdir] = SCENARIO_STEPS,
+    publish: Publish = publish_bundle,
 ) -> dict[str, Any]:
     """Build, prove, package and publish one designed scenario unless the registry already holds it."""
-    steps = steps or ScenarioSteps()
     inputs = inputs_for(designed, options)
     key = scenario_key(inputs, settings, options)
     workdir = workdir_path(Path(work_root), inputs)
@@ -136,16 +136,12 @@ def build_scenario(
         line.update(name=inputs.name, version=inputs.version, ref=done.ref, digest=done.digest, tasks=done.tasks)
         return line
     t = Timings()
-    schema = t.run("schema", steps.schema, inputs)
-    wd = prepare_workdir(Path(work_root), inputs)
-    populated = t.run("populate", steps.populate, inputs, schema, wd)
-    toolset = t.run("tools", steps.tools, schema, populated.path, inputs.clock)
-    taskset = t.run("tasks", steps.tasks, inputs, schema, toolset, populated.path)
-    refined = t.run("refine", steps.refine, inputs, schema, toolset, populated.path, taskset, settings, options)
-    llm = lineage(designed, refined, settings, options)
-    bundle = t.run("package", steps.package, inputs, workdir / "out", schema, populated, toolset, refined.taskset, llm)
-    published = t.run("publish", steps.publish, bundle.path, registry, {**(run or {}), "inputs_key": key})
-    line = report(designed, refined, bundle, t.seconds, status="published" if published["created"] else "unchanged")
+    refine = refinement(designed, settings, options, steps.refine)
+    prepare = partial(prepare_workdir, Path(work_root), inputs)
+    result = run_recipe(steps.recipe, inputs, workdir / "out", prepare, refine=refine, timings=t)
+    published = t.run("publish", publish, result.bundle.path, registry, {**(run or {}), "inputs_key": key})
+    status = "published" if published["created"] else "unchanged"
+    line = report(designed, result.refined, result.bundle, t.seconds, status=status)
     line["ref"] = published["ref"]
     shutil.rmtree(workdir, ignore_errors=True)
     return line

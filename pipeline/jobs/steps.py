@@ -1,27 +1,29 @@
-"""The five generation steps as plain functions, each taking the previous product.
+"""The generation inputs and the five steps as plain functions, each taking the previous product.
 
-Flows wrap these as Prefect tasks; tests and scripts call them directly. Each product
-is small and serialisable (models and paths) so an orchestrator can cache it.
+The chain that runs them is :func:`pipeline.jobs.recipe.run_recipe`; :data:`PLAIN` is its plain
+``Steps``, :func:`generate` runs it. Flows wrap these same functions as Prefect tasks; tests and
+scripts call them directly. Each product is small and serialisable (models and paths) so an
+orchestrator can cache it. The step bodies stay as they are: a cached step's key includes its source.
 """
 
 from __future__ import annotations
 
 import random
-import time
-from collections.abc import Callable
-from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
-from pipeline import __version__
 from pipeline.bundle.format import Bundle, serialise
 from pipeline.bundle.names import check_parent
 from pipeline.bundle.versions import is_version
 from pipeline.data.populate import DEFAULT_CLOCK, PopulateResult, populate
+from pipeline.jobs.recipe import Reporter as Reporter  # re-exported: the CLI and flows import these from here
+from pipeline.jobs.recipe import Steps, run_recipe
+from pipeline.jobs.recipe import Timings as Timings
+from pipeline.jobs.recipe import reporter as reporter
 from pipeline.tasks.generate import generate_tasks
+from pipeline.tasks.mix import check_mix, mixed_tasks
 from pipeline.tasks.model import TaskSet
-from pipeline.tasks.stats import summary as task_summary
 from pipeline.tools.executor import Executor
 from pipeline.tools.openapi import openapi_document, validate_openapi
 from pipeline.tools.specs import Toolset, build_toolset
@@ -29,7 +31,6 @@ from pipeline.world.blueprint import Blueprint, load_blueprint
 from pipeline.world.schema import Schema, build_schema
 
 DEFAULT_VERSION = "1.0.0"
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -125,62 +126,6 @@ def tools_step(schema: Schema, state: Path | None = None, clock: str = DEFAULT_C
     return toolset
 
 
-def check_mix(mix: tuple[tuple[str, int, int], ...]) -> None:
-    from pipeline.tasks.families import FAMILIES
-
-    seen = set()
-    for family, level, count in mix:
-        if family not in FAMILIES:
-            raise ValueError(f"task_mix: unknown family {family!r}; known: {', '.join(FAMILIES)}")
-        if level not in FAMILIES[family].levels:
-            raise ValueError(f"task_mix: {family} has levels {sorted(FAMILIES[family].levels)}, not {level}")
-        if not 0 <= count <= 100:
-            raise ValueError(f"task_mix: {family} level {level}: count must be in 0..100, got {count}")
-        if (family, level) in seen:
-            raise ValueError(f"task_mix: {family} level {level} appears twice")
-        seen.add((family, level))
-
-
-def mix_knob(mix: tuple[tuple[str, int, int], ...]) -> dict[str, dict[str, int]]:
-    """The mix as the manifest records it: ``{family: {level: tasks}}``."""
-    out: dict[str, dict[str, int]] = {}
-    for family, level, count in sorted(mix):
-        out.setdefault(family, {})[str(level)] = count
-    return out
-
-
-def mixed_tasks(inputs: Inputs, schema: Schema, toolset: Toolset, initial: bytes, executor: Executor) -> TaskSet:
-    """``count`` proven tasks per (family, level) of the mix.
-
-    Candidate ``i`` of a family is asked at level ``i mod levels`` (as always), so a family is
-    generated far enough to reach each level's count and the tasks past a level's count are
-    left out: the kept tasks are exactly those a larger ``tasks_per_family`` would have made.
-    """
-    from pipeline.tasks.families import FAMILIES
-
-    if inputs.task_mix is None:
-        raise ValueError("mixed_tasks needs inputs with a task_mix")
-    wanted: dict[str, dict[int, int]] = {}
-    for wanted_family, level, count in inputs.task_mix:
-        wanted.setdefault(wanted_family, {})[level] = count
-    out = TaskSet(tasks=[])
-    for name, family in FAMILIES.items():
-        counts = {lvl: c for lvl, c in wanted.get(name, {}).items() if c > 0}
-        if not counts:
-            continue
-        n = len(family.levels)
-        per_family = max((c - 1) * n + lvl + 1 for lvl, c in counts.items())
-        part = generate_tasks(schema, toolset, initial, executor, inputs.seed, inputs.clock, per_family, (name,))
-        kept: dict[int, int] = {}
-        for task in part.tasks:
-            if kept.get(task.level, 0) < counts.get(task.level, 0):
-                kept[task.level] = kept.get(task.level, 0) + 1
-                out.tasks.append(task)
-        out.candidates += part.candidates
-        out.dropped.update(part.dropped)
-    return out
-
-
 def tasks_step(inputs: Inputs, schema: Schema, toolset: Toolset, state: Path) -> TaskSet:
     initial = serialise(state)
     executor = Executor(schema, toolset, inputs.clock)
@@ -189,101 +134,27 @@ def tasks_step(inputs: Inputs, schema: Schema, toolset: Toolset, state: Path) ->
     return generate_tasks(schema, toolset, initial, executor, inputs.seed, inputs.clock, inputs.tasks_per_family)
 
 
-def _probe_summary(schema: Schema, toolset: Toolset) -> dict[str, Any]:
-    from pipeline.tools.probe_plan import summary
-
-    return summary(schema, toolset)
-
-
-def manifest_for(
-    inputs: Inputs, schema: Schema, populated: PopulateResult, toolset: Toolset, taskset: TaskSet
-) -> dict[str, Any]:
-    manifest: dict[str, Any] = {
-        "name": inputs.name,
-        "version": inputs.version,
-        "kind": "tool_use",
-        "title": schema.title,
-        "description": schema.description,
-        "domain": inputs.domain,
-        "seed": inputs.seed,
-        "frozen_clock": inputs.clock,
-        "generator_version": __version__,
-        "knobs": {
-            "scale": inputs.scale,
-            "rows": inputs.rows,
-            "variant": inputs.variant,
-            "tasks_per_family": inputs.tasks_per_family,
-        },
-        "counts": {
-            "tables": len(schema.tables),
-            "rows": sum(populated.rows.values()),
-            "rows_per_table": populated.rows,
-            "tools": len(toolset.tools),
-            "tasks": len(taskset.tasks),
-            "candidates": taskset.candidates,
-            "dropped": dict(sorted(taskset.dropped.items())),
-            "exploits": taskset.exploit_counts(),
-            "task_figures": task_summary(taskset.tasks),
-        },
-        "realism": populated.realism,
-        "reward_weights": {"outcome": 1.0, "call_valid": 0.0, "call_succeeded": 0.0},
-        "tool_probes": _probe_summary(schema, toolset),
-        # Deterministic inputs only: a flow run id or publish time would make equal inputs give
-        # unequal bytes, so the registry records those in its index entry instead.
-        "lineage": {
-            "generator": "synthenv",
-            "generator_version": __version__,
-            "inputs": {
-                "domain": inputs.domain,
-                "seed": inputs.seed,
-                "scale": inputs.scale,
-                "rows": inputs.rows,
-                "variant": inputs.variant,
-                "tasks_per_family": inputs.tasks_per_family,
-                "clock": inputs.clock,
-            },
-            "parent": inputs.parent,
-        },
-    }
-    if inputs.task_mix is not None:  # only then: every other bundle keeps its bytes and digest
-        mix = mix_knob(inputs.task_mix)
-        manifest["knobs"]["task_mix"] = mix
-        manifest["lineage"]["inputs"]["task_mix"] = mix
-    return manifest
-
-
 def package_step(
-    inputs: Inputs, out: Path, schema: Schema, populated: PopulateResult, toolset: Toolset, taskset: TaskSet
+    inputs: Inputs,
+    out: Path,
+    schema: Schema,
+    populated: PopulateResult,
+    toolset: Toolset,
+    taskset: TaskSet,
+    llm: dict[str, Any] | None = None,
 ) -> Bundle:
+    """The manifest (:mod:`pipeline.package.manifest`, ``llm`` a scenario's lineage) and the bundle."""
     from pipeline.package.build import package
+    from pipeline.package.manifest import manifest_for
 
-    manifest = manifest_for(inputs, schema, populated, toolset, taskset)
+    manifest = manifest_for(inputs, schema, populated, toolset, taskset, llm)
     return package(Path(out), manifest, schema, populated.path, toolset, taskset.tasks)
 
 
-Reporter = Callable[[str, "float | None"], None]
-"""Called with (step, None) when a step starts and (step, seconds) when it ends."""
-
-reporter: ContextVar[Reporter | None] = ContextVar("synthenv_step_reporter", default=None)
-
-
-@dataclass
-class Timings:
-    """Times each step and tells the active reporter (the CLI's progress display)."""
-
-    seconds: dict[str, float] = field(default_factory=dict)
-
-    def run(self, name: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        report = reporter.get()
-        if report is not None:
-            report(name, None)
-        start = time.perf_counter()
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            self.seconds[name] = round(time.perf_counter() - start, 3)
-            if report is not None:
-                report(name, self.seconds[name])
+PLAIN: Steps[Path] = Steps(
+    schema=schema_step, populate=populate_step, tools=tools_step, tasks=tasks_step, package=package_step
+)
+"""The five steps as plain functions: what every entry runs without an orchestrator."""
 
 
 def summary(bundle: Bundle, timings: dict[str, float]) -> dict[str, Any]:
@@ -307,12 +178,7 @@ def summary(bundle: Bundle, timings: dict[str, float]) -> dict[str, Any]:
     }
 
 
-def generate(inputs: Inputs, out: Path, workdir: Path) -> dict[str, Any]:
-    """All five steps without an orchestrator (the flow runs the same functions)."""
-    t = Timings()
-    schema = t.run("schema", schema_step, inputs)
-    populated = t.run("populate", populate_step, inputs, schema, workdir)
-    toolset = t.run("tools", tools_step, schema, populated.path, inputs.clock)
-    taskset = t.run("tasks", tasks_step, inputs, schema, toolset, populated.path)
-    bundle = t.run("package", package_step, inputs, out, schema, populated, toolset, taskset)
-    return summary(bundle, t.seconds)
+def generate(inputs: Inputs, out: Path, workdir: Path, steps: Steps[Path] = PLAIN) -> dict[str, Any]:
+    """The recipe without an orchestrator, or with the flow's ``steps``; returns :func:`summary`."""
+    result = run_recipe(steps, inputs, Path(out), lambda: Path(workdir))
+    return summary(result.bundle, result.seconds)

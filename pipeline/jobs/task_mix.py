@@ -103,8 +103,8 @@ def regenerate(parent: Bundle, mix: Mix, out: Path, version: str) -> Bundle:
     """The parent's world rebuilt from its lineage inputs with ``mix``, as ``version`` (lineage parent set)."""
     import tempfile
 
-    from pipeline.bundle.format import load_bundle
-    from pipeline.jobs.steps import Inputs, generate
+    from pipeline.jobs.recipe import run_recipe
+    from pipeline.jobs.steps import PLAIN, Inputs
 
     lineage = parent.manifest.get("lineage") or {}
     inputs = lineage.get("inputs")
@@ -128,8 +128,7 @@ def regenerate(parent: Bundle, mix: Mix, out: Path, version: str) -> Bundle:
         task_mix=as_tuples(mix),
     )
     with tempfile.TemporaryDirectory(prefix="synthenv-mix-") as work:
-        summary = generate(fresh, Path(out), Path(work))
-    return load_bundle(summary["path"])
+        return run_recipe(PLAIN, fresh, Path(out), lambda: Path(work)).bundle
 
 
 def publish_next(parent: Bundle, mix: Mix, out: Path, registry: str | None, run: Mapping[str, Any]) -> dict[str, Any]:
