@@ -257,6 +257,7 @@ def main() -> None:
     import sys
 
     from pipeline.cli.common import EXIT_CODES, json_requested, report_error
+    from pipeline.package.build import VersionExists
 
     try:
         code = app(standalone_mode=False)
@@ -272,6 +273,9 @@ def main() -> None:
         code = getattr(exc, "exit_code", EXIT_CODES["usage"])
     except KeyboardInterrupt:
         code = 130
+    except VersionExists as exc:  # from any command that writes a bundle version
+        report_error(str(exc), "refused")
+        code = EXIT_CODES["refused"]
     except Exception as exc:
         if os.environ.get("SYNTHENV_TRACEBACK"):
             raise

@@ -190,9 +190,20 @@ def publish_next(
     taken = {e.version: e for e in reg.entries(bundle.name)}
     prior = taken.get(bundle.version)
     if prior is not None and reg.manifest(prior)[1] != bundle.file("manifest.json").read_bytes():
+        # This candidate can never stand under that version (the registry holds other content
+        # there), and versions are never rewritten: drop it before building the next free one.
+        _discard(bundle)
         bundle = build_next(parent, levels, out, bump(latest(list(taken)) or parent.version, "minor"))
     result = reg.publish(bundle.path, run=dict(run))
     return {"ref": result.entry.ref, "digest": result.entry.digest, "created": result.created}
+
+
+def _discard(bundle: Bundle) -> None:
+    """Remove an unpublished candidate version and its archive from the work directory."""
+    import shutil
+
+    shutil.rmtree(bundle.path)
+    bundle.path.with_name(f"{bundle.name}-{bundle.version}.tar.gz").unlink(missing_ok=True)
 
 
 def history_path(state: Path) -> Path:

@@ -16,6 +16,7 @@ from typing import Any
 from pipeline.bundle.format import (
     SEALED,
     Bundle,
+    BundleError,
     load_bundle,
     pretty_json,
     write_archive,
@@ -37,10 +38,18 @@ def dockerfile(name: str, version: str) -> str:
     return template.replace("{name}", name).replace("{version}", version)
 
 
+class VersionExists(BundleError):
+    """``out/<name>/<version>/`` already holds other content: a version, once written, is never rewritten."""
+
+
 def write_atomically(out: Path, manifest: dict[str, Any], write_files: Callable[[Path], None]) -> Bundle:
     """Write ``out/<name>/<version>/`` via a scratch directory and one rename, plus the archive.
 
-    Name and version become paths here, so they are checked before anything is created.
+    Name and version become paths here, so they are checked before anything is created. A
+    version directory that already exists is kept: the same content again (same digest) is a
+    no-op, other content is refused with :class:`VersionExists`, so ``name@version`` always
+    means one thing (a second ``generate`` with other ``--rows`` once replaced a bundle a
+    trainer had already pulled by that name).
     """
     name, version = check_bundle_name(manifest.get("name")), check_version(manifest.get("version"))
     target = Path(out) / name / version
@@ -50,13 +59,30 @@ def write_atomically(out: Path, manifest: dict[str, Any], write_files: Callable[
         write_files(scratch)
         write_bundle(scratch, manifest)
         if target.exists():
-            shutil.rmtree(target)
+            _keep_existing(target, load_bundle(scratch).digest)
+            shutil.rmtree(scratch)
+            return load_bundle(target)
         scratch.rename(target)
     except BaseException:
         shutil.rmtree(scratch, ignore_errors=True)
         raise
     write_archive(target, target.parent / f"{name}-{version}.tar.gz")
     return load_bundle(target)
+
+
+def _keep_existing(target: Path, digest: str) -> None:
+    """Accept an existing version directory only when it holds exactly ``digest``."""
+    try:
+        existing = load_bundle(target).digest
+    except BundleError as exc:
+        raise VersionExists(
+            f"{target} exists but is not a valid bundle ({exc}); remove it or write elsewhere (--out)"
+        ) from None
+    if existing != digest:
+        raise VersionExists(
+            f"{target} already holds {existing[:19]}…, and this run made {digest[:19]}…: a version is never "
+            "rewritten; write elsewhere (--out) or remove that directory"
+        )
 
 
 def package(

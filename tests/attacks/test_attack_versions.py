@@ -1,0 +1,58 @@
+"""A version, once written, is never rewritten: a second build with other content into the same
+output directory is refused (exit 4 from the command line) and the first bundle stays byte for byte;
+the same content again is a no-op."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pipeline.bundle.format import load_bundle
+from pipeline.package.build import VersionExists
+from pipeline.package.procedural import build_procedural_bundle
+
+
+def _files(path: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(path)): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()}
+
+
+def test_other_content_under_a_written_version_is_refused(tmp_path: Path) -> None:
+    first = build_procedural_bundle(["gcd_lcm"], tmp_path, n=5, seed=0)
+    before = _files(tmp_path)
+    with pytest.raises(VersionExists, match="never rewritten"):
+        build_procedural_bundle(["gcd_lcm"], tmp_path, n=5, seed=0, level={"gcd_lcm": 4})
+    assert _files(tmp_path) == before  # nothing changed, no scratch directory left behind
+    again = build_procedural_bundle(["gcd_lcm"], tmp_path, n=5, seed=0)
+    assert again.digest == first.digest and _files(tmp_path) == before
+
+
+def test_a_directory_that_is_not_a_bundle_is_not_replaced(tmp_path: Path) -> None:
+    first = build_procedural_bundle(["gcd_lcm"], tmp_path / "a", n=3, seed=0)
+    squatter = tmp_path / "b" / first.name / first.version
+    squatter.mkdir(parents=True)
+    (squatter / "notes.txt").write_text("mine")
+    with pytest.raises(VersionExists, match="not a valid bundle"):
+        build_procedural_bundle(["gcd_lcm"], tmp_path / "b", n=3, seed=0)
+    assert (squatter / "notes.txt").read_text() == "mine"
+
+
+@pytest.mark.slow
+def test_generate_with_other_rows_into_the_same_directory_exits_4(tmp_path: Path) -> None:
+    def generate(*extra: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "pipeline.cli.main", "generate", "--domain", "online_store", "--seed", "0"]
+        command += ["--no-prefect", "--out", str(tmp_path), "--json", *extra]
+        return subprocess.run(command, capture_output=True, text=True, timeout=600)
+
+    first = generate("--rows", "200")
+    assert first.returncode == 0, first.stderr
+    path = Path(json.loads(first.stdout)["path"])
+    digest = load_bundle(path).digest
+    refused = generate("--rows", "300")
+    assert refused.returncode == 4, refused.stderr
+    assert json.loads(refused.stdout)["error"]["code"] == "refused"
+    assert load_bundle(path).digest == digest
+    assert generate("--rows", "200").returncode == 0
