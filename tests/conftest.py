@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import ast
-import functools
 import os
 import tempfile
-import threading
 from pathlib import Path
 
 # Before anything can import Prefect: a private home and no telemetry.
@@ -18,29 +15,6 @@ os.environ["DO_NOT_TRACK"] = "1"
 import pytest
 
 from pipeline.jobs.steps import Inputs, generate
-
-
-def _serialised(parse):  # type: ignore[no-untyped-def]
-    """``ast.parse`` behind one lock.
-
-    CPython 3.11 keeps the AST constructor's recursion counter in interpreter-wide state, so
-    two threads building ASTs at once can fail with ``SystemError: AST constructor recursion
-    depth mismatch``. In tests that happens when the main thread's assertion rewriting of a
-    lazily imported plugin module (schemathesis, Hypothesis) meets an in-process server
-    thread that parses an expression. Nothing in a single-threaded run is changed.
-    """
-    lock = threading.RLock()
-
-    @functools.wraps(parse)
-    def locked(*args, **kwargs):  # type: ignore[no-untyped-def]
-        with lock:
-            return parse(*args, **kwargs)
-
-    return locked
-
-
-ast.parse = _serialised(ast.parse)
-
 
 TEST_DOMAINS = ("online_store", "clinic_appointments", "library_loans")
 

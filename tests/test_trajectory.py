@@ -77,9 +77,12 @@ class Broken:
 def test_an_infrastructure_error_is_logged_as_error_and_reraised(procedural: Bundle, tmp_path: Path) -> None:
     log = tmp_path / "t.jsonl"
     env = RecordTrajectory(Broken(open_env(procedural.path)), log)
-    env.reset(seed=0)
-    with pytest.raises(OSError, match="disk full"):
-        env.step({"answer": "1"})
+    try:
+        env.reset(seed=0)
+        with pytest.raises(OSError, match="disk full"):
+            env.step({"answer": "1"})
+    finally:
+        env.close()  # the recorder owns the log file it opened
     last = rows(log)[-1]
     assert last["status"] == "error" and last["truncated"] and "disk full" in last["error"]
 
