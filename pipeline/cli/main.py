@@ -245,9 +245,53 @@ def info(
     if as_json:
         emit_json(summary)
         return
-    for key, value in summary.items():
-        text = json.dumps(value, sort_keys=True) if isinstance(value, dict) else value
+    for key, text in _readable_info(summary).items():
         out.print(f"[bold]{key:>17}[/] {plain(text)}")
+
+
+def _readable_info(summary: dict[str, Any]) -> dict[str, str]:
+    """The summary as short lines a person reads: fields a bundle kind does not have are left out,
+    knobs as ``key=value``, counts as totals (``--json`` keeps every figure)."""
+    rows: dict[str, str] = {}
+    for key, value in summary.items():
+        if value is None or key in ("counts", "lineage"):
+            continue
+        if isinstance(value, dict):
+            value = ", ".join(f"{k}={_short(v)}" for k, v in sorted(value.items()) if v is not None)
+        rows[key] = str(value)
+    counts = summary.get("counts") or {}
+    if isinstance(counts, dict):
+        tasks = counts.get("tasks")
+        parts = [f"{tasks} tasks" if tasks is not None else ""]
+        if counts.get("candidates") is not None:
+            parts.append(f"{counts['candidates']} candidates")
+        dropped = counts.get("dropped") or {}
+        if isinstance(dropped, dict) and dropped:
+            parts.append(f"{sum(v for v in dropped.values() if isinstance(v, int))} dropped ({len(dropped)} reasons)")
+        exploits = counts.get("exploits") or {}
+        if isinstance(exploits, dict) and exploits:
+            passed = sum(int(v.get("passed", 0)) for v in exploits.values() if isinstance(v, dict))
+            parts.append(f"{len(exploits)} exploits tried, {passed} passed")
+        per_family = counts.get("per_family") or {}
+        if isinstance(per_family, dict) and per_family:
+            parts.append(", ".join(f"{k} {v}" for k, v in sorted(per_family.items())))
+        rows["counts"] = "; ".join(p for p in parts if p)
+    lineage = summary.get("lineage") or {}
+    if isinstance(lineage, dict) and lineage.get("parent"):
+        rows["parent"] = str(lineage["parent"])
+    rows["path"] = rows.pop("path")
+    return rows
+
+
+def _short(value: Any) -> str:
+    text = (
+        ",".join(map(str, value))
+        if isinstance(value, list)
+        else json.dumps(value)
+        if isinstance(value, dict)
+        else str(value)
+    )
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def main() -> None:
