@@ -98,12 +98,16 @@ def answer_tool() -> dict[str, Any]:
 def decode_answer(answer: Any) -> Any:
     """A string holding a JSON list becomes the list (list answers travel as text through tool calls).
 
-    A refusal object stays text: the verifier reads the object out of the text itself.
+    A refusal object stays text: the verifier reads the object out of the text itself. Text
+    that is not a JSON list stays text too, including lists nested too deep for the parser
+    (``RecursionError``) and integers too long to convert (``ValueError``): an answer is
+    read, never raised on, and a nested list that does parse is left for the step's own
+    depth limit (``pipeline.tools.jsonvalues``) to refuse.
     """
     if isinstance(answer, str) and answer.lstrip().startswith("["):
         try:
             value = json.loads(answer)
-        except ValueError:
+        except (ValueError, RecursionError):
             return answer
         return value if isinstance(value, list) else answer
     return answer
