@@ -3,7 +3,7 @@
 Models answer in many shapes (tags, ``\\boxed{}``, "Answer: ..." lines, a bare last line).
 Extraction is tolerant so that formatting does not cost reward, while comparison is strict
 so that listing several candidates ("answer stuffing") never earns it. Everything here is
-linear in the input size and never raises through :func:`score_answer`.
+linear in the input size, and no answer makes :func:`score_answer` raise.
 """
 
 from __future__ import annotations
@@ -18,15 +18,24 @@ from typing import Any
 from generators.base import AnswerKind
 
 __all__ = [
+    "ANSWER_ERRORS",
     "compare",
     "extract_answer",
     "format_number",
     "normalize_text",
     "parse_number",
-    "safe_score",
     "score_answer",
     "split_tokens",
+    "undecorate",
+    "whole_pairs",
 ]
+
+ANSWER_ERRORS: tuple[type[Exception], ...] = (ValueError, ArithmeticError)
+"""What reading a malformed ANSWER may raise, and so what a family scorer may catch and
+score 0.0 (a wrong answer is the agent's fault). Anything else (a ``KeyError`` on a
+malformed item, a ``TypeError`` from a bug) must escape the scorer: the dispatcher
+(:func:`generators.scoring.score_checked`) turns it into a ``ScorerError``, which the
+procedural runtime reports as the maskable verdict status ``error``, never as 0.0."""
 
 _ANSWER_OPEN = "<answer>"
 _ANSWER_CLOSE = "</answer>"
@@ -277,6 +286,97 @@ def extract_answer(text: Any) -> str:
     return _bounded(line)
 
 
+_DECORATION_PREFIX = re.compile(
+    rf"[ \t>*_#-]*+(?:{_ci('the')}\s++)?(?:{_ci('final')}\s++)?{_ci('answer')}(?![A-Za-z])[ \t*_]*+"
+    rf"(?:{_ci('is')}(?![A-Za-z]))?[ \t]*+[:=]?[ \t*_]*+"
+)
+_UNDECORATE_ROUNDS = 8
+
+
+def _unbox_tail(text: str) -> str:
+    """``text`` with a final ``\\boxed{X}`` (ending the text) replaced by X on its own line."""
+    start = max(text.rfind(marker) for marker in _BOXED)
+    if start == -1 or not text.endswith("}"):
+        return text
+    begin = text.index("{", start) + 1
+    if len(text) - begin > MAX_ANSWER_CHARS or _closing_brace(text[begin:]) != len(text) - begin - 1:
+        return text
+    return text[:start] + "\n" + text[begin:-1]
+
+
+def _unbold_tail(text: str) -> str:
+    """``text`` without a closing ``**``/``__`` at its end, and without the opening one
+    when it starts a line (``**16**``, ``**Answer: 16**``, a bold multi-line grid)."""
+    for marker in ("**", "__"):
+        if text.endswith(marker):
+            text = text[: -len(marker)]
+            opener = text.rfind(marker)
+            if opener != -1 and not text[text.rfind("\n", 0, opener) + 1 : opener].strip():
+                text = text[:opener] + text[opener + len(marker) :]
+            return text
+    return text
+
+
+def _unprefix_last(text: str) -> str:
+    """``text`` without an "Answer:" / "The answer is" / "**Answer:**" prefix on the line of
+    its last "answer" (only when that line starts with it, so "not the answer" stays)."""
+    hit = _search_copy(text).rfind(b"answer") if len(text) <= 4 * MAX_ANSWER_CHARS else -1
+    if hit == -1:
+        return text
+    line_start = text.rfind("\n", 0, hit) + 1
+    match = _DECORATION_PREFIX.match(text, line_start)
+    if match is None or match.end() <= hit:
+        return text
+    return text[:line_start] + text[match.end() :]
+
+
+def undecorate(text: str, *, period: bool = True) -> str:
+    """``text`` without the decorations a model writes around a final answer: surrounding
+    whitespace, bold (``**16**``), an "Answer:" or "The answer is" prefix, one trailing
+    period and a final ``\\boxed{16}``, in any nesting (``**Answer: 16**.``).
+
+    It is the dispatcher's second reading (:func:`generators.scoring.score_checked`),
+    used when the response as written does not score: a family whose answer spans several
+    lines (a grid) or may itself end in a period cannot strip these blindly, but a response
+    that is the gold answer plus decorations is the gold answer. It only ever removes
+    characters around the end of the response, so it cannot turn a wrong answer right,
+    and every step is one scan (linear in the length). ``period=False`` keeps a final
+    period, for answers that may end in one (a grid of ``.`` cells).
+    """
+    if not isinstance(text, str):
+        return ""
+    text = text.strip()
+    period_taken = not period
+    for _ in range(_UNDECORATE_ROUNDS):
+        before = text
+        text = _unprefix_last(_unbold_tail(_unbox_tail(text))).strip()
+        if not period_taken and text.endswith("."):
+            text, period_taken = text[:-1].rstrip(), True
+        if text == before:
+            break
+    return text
+
+
+_PAIR_GAP = re.compile(r"(?:[\s,;&]|and)*")
+
+
+def whole_pairs(pattern: re.Pattern[str], text: str) -> list[tuple[str, ...]] | None:
+    """Every match of ``pattern`` in ``text`` (its groups), or ``None`` when anything but
+    separators (spaces, commas, semicolons, "and") stands between or around them.
+
+    ``findall`` alone reads "x=3, y=4 or maybe 5" as a clean assignment; text after the
+    answer that changes its meaning must cost the reward instead.
+    """
+    pairs: list[tuple[str, ...]] = []
+    position = 0
+    for match in pattern.finditer(text):
+        if not _PAIR_GAP.fullmatch(text, position, match.start()):
+            return None
+        pairs.append(match.groups())
+        position = match.end()
+    return pairs if _PAIR_GAP.fullmatch(text, position) else None
+
+
 def parse_number(text: str) -> Fraction | None:
     """An exact value for one number: "1,000", "+3", "3.0", "-0", "3/4", "\\frac{3}{4}", "1e3".
 
@@ -350,8 +450,12 @@ def _numbers_equal(extracted: str, gold: str, *, tolerance: float) -> bool:
     # which are approximations by nature. Otherwise a huge gold would accept neighbours.
     if tolerance <= 0 or not any(marker in extracted.lower() for marker in (".", "e")):
         return False
-    scale = max(abs(float(want)), 1e-12)
-    return math.isfinite(float(got)) and abs(float(got) - float(want)) <= tolerance * scale
+    try:  # a decimal such as 1e400 has no float: it is no neighbour of any gold
+        got_float, want_float = float(got), float(want)
+    except OverflowError:
+        return False
+    scale = max(abs(want_float), 1e-12)
+    return math.isfinite(got_float) and abs(got_float - want_float) <= tolerance * scale
 
 
 def compare(kind: AnswerKind, extracted: str, gold: str) -> float:
@@ -383,30 +487,17 @@ def compare(kind: AnswerKind, extracted: str, gold: str) -> float:
 
 
 def score_answer(kind: AnswerKind, answer_text: Any, item: Mapping[str, Any]) -> float:
-    """The default scorer: extract, then compare with ``item["answer"]``; never raises."""
-    try:
-        return compare(kind, extract_answer(answer_text), str(item["answer"]))
-    except Exception:
-        return 0.0
+    """The default scorer: extract, then compare with ``item["answer"]``.
 
-
-def safe_score(value: Any) -> float:
-    """Clamp any scorer output into a finite float in [0, 1]; anything odd becomes 0.0."""
-    try:
-        result = float(value)
-    except (TypeError, ValueError, OverflowError):
-        return 0.0
-    if not math.isfinite(result):
-        return 0.0
-    return min(1.0, max(0.0, result))
+    No answer makes it raise; an item without an answer (or an unknown ``kind``) does,
+    because that is a broken item, not a wrong answer.
+    """
+    return compare(kind, extract_answer(answer_text), str(item["answer"]))
 
 
 def score_exact_value(answer_text: Any, item: Mapping[str, Any]) -> float:
     """1.0 when the answer parses to exactly ``item["metadata"]["value"]`` (an exact rational such
     as ``"3/2"``): any exact form scores, ``3/2``, ``1.5`` and ``1.50`` alike; no tolerance."""
-    try:
-        want = Fraction(str((item.get("metadata") or {})["value"]))
-        got = parse_number(extract_answer(answer_text))
-        return 1.0 if got is not None and got == want else 0.0
-    except Exception:
-        return 0.0
+    want = Fraction(str((item.get("metadata") or {})["value"]))  # a bad item raises: not the answer's fault
+    got = parse_number(extract_answer(answer_text))
+    return 1.0 if got is not None and got == want else 0.0

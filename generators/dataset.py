@@ -18,15 +18,16 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, overload
 
-from generators.answers import safe_score, score_answer
 from generators.base import GENERATOR_VERSION, Family, Knobs, SeedStream, canonical_json, derive_seed
 from generators.difficulty import check_difficulty, interpolate_knobs
 from generators.registry import get_family
+from generators.scoring import ScorerError, score_checked
 
 __all__ = [
     "CompositeDataset",
     "Dataset",
     "InsufficientUniqueItems",
+    "ScorerError",
     "create_composite",
     "create_dataset",
     "resolve_config",
@@ -105,14 +106,12 @@ def _family(family: str | Family) -> Family:
 
 
 def score(family: str | Family, answer_text: Any, item: Mapping[str, Any]) -> float:
-    """Reward in [0, 1] for ``answer_text`` on ``item``; never raises."""
-    try:
-        fam = _family(family)
-        if fam.score is not None:
-            return safe_score(fam.score(answer_text if isinstance(answer_text, str) else "", item))
-        return safe_score(score_answer(fam.answer_kind, answer_text, item))
-    except Exception:
-        return 0.0
+    """Reward in [0, 1] for ``answer_text`` on ``item`` (:func:`generators.scoring.score_checked`).
+
+    A wrong or unreadable answer scores 0.0; a scorer that cannot run (a malformed item, a
+    bug) raises :class:`ScorerError` rather than passing for a failed answer.
+    """
+    return score_checked(family, answer_text, item)
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ of one family × level.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import random
 import time
@@ -47,7 +48,9 @@ def _fill(unit: str, size: int) -> str:
     return (unit * (size // max(1, len(unit)) + 1))[:size]
 
 
+@functools.lru_cache(maxsize=4)
 def _random_text(size: int) -> str:
+    """Seeded noise (cached: it does not depend on the item, and drawing it is slow)."""
     rng = random.Random(0)
     alphabet = "abcdefghij0123456789 ,.;:-+/()[]{}<>=\n#*|"
     return "".join(rng.choices(alphabet, k=size))
@@ -73,9 +76,15 @@ HUGE_SHAPES: dict[str, Callable[[str, int], str]] = {
     "assignments": lambda gold, size: _fill("x=1, ", size),
     "spaces": lambda gold, size: _fill(" ", size - 1) + "1",
     "random": lambda gold, size: _random_text(size),
+    "unicode": lambda gold, size: _fill("\u00e9\u0661\uff12\u2212\u0130\u212a\u2028\u00a0\U0001f600 ", size),
+    "separators": lambda gold, size: _fill(", ;= |", size),
+    "decorated_gold": lambda gold, size: (
+        _fill("**Answer: ", (size - len(gold)) // 2) + gold + _fill("**.", size - len(gold) - (size - len(gold)) // 2)
+    ),
 }
 """Answer shapes that stress a scorer: plain text, the gold answer many times, long lists,
-deep brackets, unclosed tags, whitespace runs and noise."""
+deep brackets, unclosed tags, whitespace runs, separators, non-ASCII text, decorations
+stacked around the gold (each one a second reading for the dispatcher) and noise."""
 
 
 def huge_answers(gold: str, size: int = HUGE_BYTES) -> dict[str, str]:
@@ -90,14 +99,11 @@ def _family(name: Any) -> Any:
 
 
 def _raw_score(family: Any, answer: str, item: Mapping[str, Any]) -> float:
-    """The scorer's own value (exceptions propagate: a broken scorer must be seen)."""
-    from generators.answers import score_answer
+    """The score through the one dispatcher (a scorer that cannot run raises
+    :class:`generators.scoring.ScorerError`: a broken scorer must be seen)."""
+    from generators.scoring import score_checked
 
-    raw = family.score(answer, item) if family.score is not None else score_answer(family.answer_kind, answer, item)
-    value = float(raw)
-    if not 0.0 <= value <= 1.0:
-        raise ValueError(f"the scorer returned {raw!r}, outside [0, 1]")
-    return value
+    return score_checked(family, answer, item)
 
 
 def time_huge(family: Any, item: Mapping[str, Any], size: int = HUGE_BYTES, repeats: int = 3) -> dict[str, float]:

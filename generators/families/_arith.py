@@ -17,6 +17,8 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
+from generators.answers import ANSWER_ERRORS
+
 MAX_EXPRESSION_CHARS = 300
 MAX_DEPTH = 40
 _PARSE_LOCK = threading.Lock()
@@ -118,7 +120,7 @@ _Q = tuple[int, int]
 def score_expression(answer_text: str, item: Mapping[str, Any], *, all_numbers: bool) -> float:
     """The shared scorer of the expression games: 1.0 iff the extracted expression is valid.
 
-    Never raises: any malformed answer or item scores 0.0.
+    A malformed answer scores 0.0; a malformed item raises (the dispatcher reports it).
     """
     try:
         from generators.answers import extract_answer
@@ -127,7 +129,7 @@ def score_expression(answer_text: str, item: Mapping[str, Any], *, all_numbers: 
         numbers = [int(n) for n in meta["numbers"]]
         ok = check_expression(extract_answer(answer_text), numbers, int(meta["target"]), all_numbers=all_numbers)
         return 1.0 if ok else 0.0
-    except Exception:
+    except ANSWER_ERRORS:
         return 0.0
 
 

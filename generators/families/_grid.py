@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-from generators.answers import extract_answer, parse_number
+from generators.answers import ANSWER_ERRORS, extract_answer, parse_number
 
 __all__ = ["MAX_CHARS", "format_matrix", "matrix_from_response", "parse_matrix", "score_matrix", "show_matrix"]
 
@@ -123,5 +123,5 @@ def score_matrix(answer_text: str, item: Mapping[str, Any]) -> float:
         want = parse_matrix(str(item["answer"]))
         got = matrix_from_response(answer_text)
         return 1.0 if want is not None and got == want else 0.0
-    except Exception:
+    except ANSWER_ERRORS:
         return 0.0

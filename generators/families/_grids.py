@@ -17,6 +17,8 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from generators.answers import ANSWER_ERRORS
+
 Grid = tuple[tuple[int, ...], ...]
 """Rows of colour numbers 0..9; 0 is the background."""
 Rule = Callable[[Grid], "Grid | None"]
@@ -226,5 +228,5 @@ def score_grid(answer_text: Any, item: Mapping[str, Any], alphabet: frozenset[st
             return 0.0
         got = parse_answer_grid(answer_text, alphabet, len(gold) + 2, 4 * len(gold_text) + 1024)
         return 1.0 if got == gold else 0.0
-    except Exception:
+    except ANSWER_ERRORS:
         return 0.0

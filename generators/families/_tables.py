@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from generators.answers import compare, extract_answer, normalize_text
+from generators.answers import ANSWER_ERRORS, compare, extract_answer, normalize_text
 from generators.base import AnswerKind
 
 FIRST_NAMES: tuple[str, ...] = (
@@ -421,7 +421,7 @@ def score_witness(answer_text: str, gold: str) -> float:
             return 0.0
         count, names = got
         return 1.0 if count == len(names) and got == want else 0.0
-    except Exception:
+    except ANSWER_ERRORS:
         return 0.0
 
 
@@ -439,7 +439,7 @@ def witness_or(kind: AnswerKind) -> Callable[[str, Mapping[str, Any]], float]:
             if ":" in gold:
                 return score_witness(answer_text, gold)
             return compare(kind, extract_answer(answer_text), gold)
-        except Exception:
+        except ANSWER_ERRORS:
             return 0.0
 
     return score

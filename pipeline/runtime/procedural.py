@@ -29,20 +29,21 @@ log = logging.getLogger("synthenv.verify")
 
 
 def _score(task: dict[str, Any], text: str) -> float:
-    """The family's own score, raising when it cannot be computed.
+    """The family's own score through the one dispatcher, raising when it cannot be computed
+    (``generators.scoring.ScorerError``: a broken item or scorer, never a wrong answer)."""
+    from generators.scoring import score_checked
 
-    (``generators.score`` turns every failure into 0.0, which is right for a scorer's
-    callers that only want a number, but would hide a broken item from the trainer.)
-    """
-    from generators import get_family
-    from generators.answers import score_answer
+    return score_checked(task["metadata"]["family"], text, task)
 
-    family = get_family(task["metadata"]["family"])
-    raw = family.score(text, task) if family.score is not None else score_answer(family.answer_kind, text, task)
-    reward = float(raw)
-    if not 0.0 <= reward <= 1.0:  # NaN fails this too
-        raise ValueError(f"the scorer returned {raw!r}, outside [0, 1]")
-    return reward
+
+def _failure_reason(exc: Exception) -> str:
+    """Why scoring could not run, for the verdict: the family and the kind of failure,
+    never the exception's message (which might quote the item's gold answer)."""
+    from generators.scoring import ScorerError
+
+    if isinstance(exc, ScorerError):
+        return f"the verification could not run: {exc.family}: {exc.reason}"
+    return f"the verification could not run: {type(exc).__name__}"
 
 
 class ProceduralEnvironment:
@@ -130,7 +131,7 @@ class ProceduralEnvironment:
             reward = _score(task, text)
         except Exception as exc:  # reported as an error verdict so a trainer can mask it
             log.warning("scoring %s could not run: %s", task.get("id"), exc)
-            reward, verification = 0.0, {"status": "error", "reward": 0.0, "error": "the verification could not run"}
+            reward, verification = 0.0, {"status": "error", "reward": 0.0, "error": _failure_reason(exc)}
         else:
             verification = {"status": "passed" if reward >= 1.0 else "failed", "reward": reward}
         if ids["task_id"] != ids["assigned_task_id"]:

@@ -110,10 +110,13 @@ def test_compare(kind: str, extracted: str, gold: str, expected: float) -> None:
     assert compare(kind, extracted, gold) == expected  # type: ignore[arg-type]
 
 
-def test_compare_unknown_kind_raises_but_score_answer_does_not() -> None:
+def test_an_unknown_kind_is_a_broken_family_not_a_wrong_answer() -> None:
+    """An unknown kind raises through score_answer too: scoring it 0.0 would pass a broken
+    family off as a failed answer (the dispatcher reports it as a ScorerError)."""
     with pytest.raises(ValueError):
         compare("fuzzy", "1", "1")  # type: ignore[arg-type]
-    assert score_answer("fuzzy", "1", {"answer": "1"}) == 0.0  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        score_answer("fuzzy", "1", {"answer": "1"})  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("text", [None, 5, "", "x" * 1_000_000, " " * 1_000_000 + "1"])
@@ -146,8 +149,11 @@ def test_score_answer_is_total_and_linear(unit: str) -> None:
     assert large <= 30 * small + 0.05, f"{unit!r}: {small:.4f}s -> {large:.4f}s for 8x the input"
 
 
-def test_score_answer_missing_gold_is_zero() -> None:
-    assert score_answer("int", "3", {}) == 0.0
+def test_a_missing_gold_raises_rather_than_scoring_zero() -> None:
+    """An item without a gold answer is malformed (the project's fault): it must surface,
+    not pass for a wrong answer."""
+    with pytest.raises(KeyError):
+        score_answer("int", "3", {})
 
 
 # -- the fast extraction is the simple one -----------------------------------------------

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, ClassVar
 
-from generators.answers import extract_answer
+from generators.answers import ANSWER_ERRORS, extract_answer
 from generators.base import Family, Knobs, Problem
 from generators.families._poly import parse_polynomial
 
@@ -113,7 +113,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
         if got is None or any(power > 1 for power in got):
             return 0.0
         return 1.0 if {p: got.get(p, Fraction(0)) for p in (0, 1)} == want else 0.0
-    except Exception:
+    except ANSWER_ERRORS:
         return 0.0
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, ClassVar
 
-from generators.answers import extract_answer, format_number, parse_number
+from generators.answers import ANSWER_ERRORS, extract_answer, format_number, parse_number
 from generators.base import Family, Knobs, Problem
 
 NAME = "linear_system_2x2"
@@ -116,7 +116,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
         got = parse_pair(extract_answer(answer_text))
         want = parse_pair(str(item["answer"]))
         return 1.0 if got is not None and got == want else 0.0
-    except Exception:
+    except ANSWER_ERRORS:
         return 0.0
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, ClassVar
 
-from generators.answers import extract_answer, parse_number
+from generators.answers import ANSWER_ERRORS, extract_answer, parse_number
 from generators.base import Family, Knobs, Problem
 from generators.families._poly import format_polynomial, multiply
 
@@ -106,7 +106,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
         want = parse_roots(str(item["answer"]), most)
         got = parse_roots(extract_answer(answer_text), most)
         return 1.0 if want is not None and got == want else 0.0
-    except Exception:
+    except ANSWER_ERRORS:
         return 0.0
 
 

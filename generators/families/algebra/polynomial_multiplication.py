@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, ClassVar
 
-from generators.answers import extract_answer
+from generators.answers import ANSWER_ERRORS, extract_answer
 from generators.base import Family, Knobs, Problem
 from generators.families._poly import format_polynomial, multiply, parse_polynomial
 
@@ -92,7 +92,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
         want = {int(p): Fraction(c) for p, c in dict(meta["coefficients"]).items()}
         got = parse_polynomial(extract_answer(answer_text), var)
         return 1.0 if got is not None and got == want else 0.0
-    except Exception:
+    except ANSWER_ERRORS:
         return 0.0
 
 

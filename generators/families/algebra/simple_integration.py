@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, ClassVar
 
-from generators.answers import extract_answer
+from generators.answers import ANSWER_ERRORS, extract_answer
 from generators.base import Family, Knobs, Problem
 from generators.families._poly import differentiate, format_polynomial, parse_polynomial
 
@@ -84,7 +84,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
         want = _integrand(meta)
         got = parse_polynomial(extract_answer(answer_text), var, drop=CONSTANTS)
         return 1.0 if got is not None and got and differentiate(got) == want else 0.0
-    except Exception:
+    except ANSWER_ERRORS:
         return 0.0
 
 

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from generators.answers import ANSWER_ERRORS
 from generators.base import Family, Knobs, Problem
 
 NAME = "coin_change"
@@ -148,7 +149,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
             return 1.0 if values == [-1] else 0.0
         ok = len(values) == fewest and sum(values) == amount and all(v in coins for v in values)
         return 1.0 if ok else 0.0
-    except Exception:
+    except ANSWER_ERRORS:
         return 0.0
 
 

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from generators.answers import extract_answer
+from generators.answers import ANSWER_ERRORS, extract_answer
 from generators.base import Family, Knobs, Problem
 
 NAME = "cryptarithm"
@@ -118,7 +118,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
             return int("".join(str(mapping[ch]) for ch in word))
 
         return 1.0 if sum(value(w) for w in words) == value(result) else 0.0
-    except Exception:
+    except ANSWER_ERRORS:
         return 0.0
 
 

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from generators.answers import extract_answer
+from generators.answers import ANSWER_ERRORS, extract_answer
 from generators.base import Family, Knobs, Problem
 from generators.families._words import AMBIGUITY_WORDS, WORDS, signature
 
@@ -117,7 +117,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
         want = parse_groups(str(item["answer"]), len(words))
         got = parse_groups(extract_answer(answer_text), len(words))
         return 1.0 if want is not None and got == want else 0.0
-    except Exception:
+    except ANSWER_ERRORS:
         return 0.0
 
 

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from generators.answers import ANSWER_ERRORS
 from generators.base import Family, Knobs, Problem
 
 NAME = "longest_increasing_subsequence"
@@ -128,7 +129,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
             return 0.0
         remaining = iter(seq)
         return 1.0 if all(any(x == v for x in remaining) for v in values) else 0.0
-    except Exception:
+    except ANSWER_ERRORS:
         return 0.0
 
 

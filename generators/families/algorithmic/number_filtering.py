@@ -19,7 +19,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any, ClassVar
 
-from generators.answers import extract_answer, parse_number
+from generators.answers import ANSWER_ERRORS, extract_answer, parse_number
 from generators.base import Family, Knobs, Problem
 
 NAME = "number_filtering"
@@ -106,7 +106,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
         want = [Fraction(v) for v in (item.get("metadata") or {})["kept"]]
         got = parse_values(extract_answer(answer_text), len(want))
         return 1.0 if got == want else 0.0
-    except Exception:
+    except ANSWER_ERRORS:
         return 0.0
 
 

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from generators.answers import ANSWER_ERRORS
 from generators.base import Family, Knobs, Problem
 
 NAME = "palindrome"
@@ -192,7 +193,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
         if len(candidate) != shortest or candidate != candidate[::-1]:
             return 0.0
         return 1.0 if _is_subsequence(text, candidate) else 0.0
-    except Exception:
+    except ANSWER_ERRORS:
         return 0.0
 
 

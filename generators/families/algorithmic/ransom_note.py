@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from generators.answers import extract_answer
+from generators.answers import ANSWER_ERRORS, extract_answer
 from generators.base import Family, Knobs, Problem
 from generators.families._choose import format_indices, parse_indices
 
@@ -88,7 +88,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
         want = parse_indices(str(item["answer"]), count)
         got = parse_indices(extract_answer(answer_text), count)
         return 1.0 if want is not None and got == want else 0.0
-    except Exception:
+    except ANSWER_ERRORS:
         return 0.0
 
 

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from generators.answers import extract_answer, parse_number
+from generators.answers import ANSWER_ERRORS, extract_answer, parse_number
 from generators.base import Family, Knobs, Problem
 
 NAME = "bitwise_arithmetic"
@@ -113,7 +113,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
     try:
         want = int((item.get("metadata") or {})["value"])
         return 1.0 if parse_integer(extract_answer(answer_text)) == want else 0.0
-    except Exception:
+    except ANSWER_ERRORS:
         return 0.0
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, ClassVar
 
-from generators.answers import extract_answer, format_number, parse_number
+from generators.answers import ANSWER_ERRORS, extract_answer, format_number, parse_number
 from generators.base import Family, Knobs, Problem
 
 NAME = "fraction_simplify"
@@ -99,7 +99,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
             return 0.0
         got, want = parse_number(extracted), parse_number(str(item["answer"]))
         return 1.0 if got is not None and got == want else 0.0
-    except Exception:
+    except ANSWER_ERRORS:
         return 0.0
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, ClassVar
 
-from generators.answers import extract_answer
+from generators.answers import ANSWER_ERRORS, extract_answer
 from generators.base import Family, Knobs, Problem
 
 NAME = "prime_factorization"
@@ -100,7 +100,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
         got = parse_factors(extract_answer(answer_text))
         want = parse_factors(str(item["answer"]))
         return 1.0 if got is not None and want is not None and got == want else 0.0
-    except Exception:
+    except ANSWER_ERRORS:
         return 0.0
 
 

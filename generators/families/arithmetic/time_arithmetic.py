@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from generators.answers import compare, extract_answer
+from generators.answers import ANSWER_ERRORS, compare, extract_answer
 from generators.base import Family, Knobs, Problem
 
 NAME = "time_arithmetic"
@@ -144,7 +144,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
             return compare("int", extracted, gold)
         got, want = parse_clock(extracted), parse_clock(gold)
         return 1.0 if got is not None and got == want else 0.0
-    except Exception:
+    except ANSWER_ERRORS:
         return 0.0
 
 

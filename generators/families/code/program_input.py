@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from generators.answers import extract_answer, parse_number
+from generators.answers import ANSWER_ERRORS, extract_answer, parse_number
 from generators.base import Family, Knobs, Problem
 from generators.families import _minilang as ml
 
@@ -128,7 +128,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
         if value is None or value.denominator != 1 or not 0 <= value.numerator <= int(meta["max_input"]):
             return 0.0
         return 1.0 if _output(meta["program"], value.numerator) == int(meta["target"]) else 0.0
-    except Exception:
+    except ANSWER_ERRORS:
         return 0.0
 
 

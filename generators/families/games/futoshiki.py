@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from generators.answers import ANSWER_ERRORS
 from generators.base import Family, Knobs, Problem
 from generators.families._puzzles import grid_form, read_grid, show_grid
 
@@ -125,7 +126,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
         if len(givens) != n or len(across) != n or len(down) != n - 1:
             return 0.0
         return 1.0 if valid(grid, givens, across, down) else 0.0
-    except Exception:
+    except ANSWER_ERRORS:
         return 0.0
 
 

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from generators.answers import ANSWER_ERRORS
 from generators.base import Family, Knobs, Problem
 from generators.families._puzzles import BINARY, grid_form, read_grid, show_grid
 
@@ -82,7 +83,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
         if grid is None:
             return 0.0
         return 1.0 if clues(grid) == (list(meta["row_sums"]), list(meta["col_sums"])) else 0.0
-    except Exception:
+    except ANSWER_ERRORS:
         return 0.0
 
 

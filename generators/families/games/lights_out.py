@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from generators.answers import ANSWER_ERRORS
 from generators.base import Family, Knobs, Problem
 from generators.families._puzzles import BINARY, grid_form, read_grid, show_grid
 
@@ -95,7 +96,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
         if presses is None or len(board) != n:
             return 0.0
         return 1.0 if not any(any(row) for row in apply(board, presses)) else 0.0
-    except Exception:
+    except ANSWER_ERRORS:
         return 0.0
 
 

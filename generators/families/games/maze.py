@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from generators.answers import ANSWER_ERRORS
 from generators.base import Family, Knobs, Problem
 
 NAME = "maze"
@@ -183,7 +184,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
             if not (0 <= r < len(grid) and 0 <= c < len(grid[r])) or grid[r][c] == WALL:
                 return 0.0
         return 1.0 if (r, c) == goal else 0.0
-    except Exception:
+    except ANSWER_ERRORS:
         return 0.0
 
 

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from generators.answers import ANSWER_ERRORS
 from generators.base import Family, Knobs, Problem
 from generators.families._puzzles import grid_form, read_grid, show_grid
 from generators.families.games.sudoku import count_solutions, solved_grid
@@ -81,7 +82,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
         if any(p and p != g for p, g in zip(puzzle, flat, strict=True)):
             return 0.0
         return 1.0 if count_solutions(flat, SIZE, limit=1) == 1 else 0.0
-    except Exception:
+    except ANSWER_ERRORS:
         return 0.0
 
 

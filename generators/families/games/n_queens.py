@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from generators.answers import ANSWER_ERRORS
 from generators.base import Family, Knobs, Problem
 
 NAME = "n_queens"
@@ -158,7 +159,7 @@ def _parse(text: str, n: int) -> list[int] | None:
 
 
 def score(answer_text: str, item: Mapping[str, Any]) -> float:
-    """1.0 iff the answer is a valid completion of the stored board; never raises."""
+    """1.0 iff the answer is a valid completion of the stored board; no answer makes it raise."""
     try:
         from generators.answers import extract_answer
 
@@ -170,7 +171,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
         given = {int(r): int(c) for r, c in meta["given"]}
         blocked = {(int(r), int(c)) for r, c in meta["blocked"]}
         return 1.0 if is_valid(n, cols, given, blocked) else 0.0
-    except Exception:
+    except ANSWER_ERRORS:
         return 0.0
 
 

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from generators.answers import ANSWER_ERRORS
 from generators.base import Family, Knobs, Problem
 from generators.families._puzzles import BINARY, grid_form, read_grid
 
@@ -92,7 +93,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
             return 0.0
         want = ([list(c) for c in meta["row_clues"]], [list(c) for c in meta["col_clues"]])
         return 1.0 if all_clues(["".join(map(str, row)) for row in grid]) == want else 0.0
-    except Exception:
+    except ANSWER_ERRORS:
         return 0.0
 
 

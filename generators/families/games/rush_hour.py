@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from generators.answers import extract_answer
+from generators.answers import ANSWER_ERRORS, extract_answer
 from generators.base import Family, Knobs, Problem
 
 NAME = "rush_hour"
@@ -230,7 +230,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
             if move is None or not slide(cars, board, *move):
                 return 0.0
         return 1.0 if _solved(cars) else 0.0
-    except Exception:
+    except ANSWER_ERRORS:
         return 0.0
 
 

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from generators.answers import extract_answer
+from generators.answers import ANSWER_ERRORS, extract_answer
 from generators.base import Family, Knobs, Problem
 
 NAME = "sliding_puzzle"
@@ -123,7 +123,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
             return 0.0
         end = replay([int(v) for v in meta["tiles"]], size, moves)
         return 1.0 if end is not None and end == [int(v) for v in meta["goal"]] else 0.0
-    except Exception:
+    except ANSWER_ERRORS:
         return 0.0
 
 

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from generators.answers import extract_answer
+from generators.answers import ANSWER_ERRORS, extract_answer
 from generators.base import Family, Knobs, Problem
 
 NAME = "sokoban"
@@ -146,7 +146,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
         if not moves or len(moves) > budget or any(m not in MOVES for m in moves):
             return 0.0
         return 1.0 if replay([str(row) for row in meta["grid"]], moves) else 0.0
-    except Exception:
+    except ANSWER_ERRORS:
         return 0.0
 
 

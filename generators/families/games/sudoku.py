@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, ClassVar
 
+from generators.answers import ANSWER_ERRORS
 from generators.base import Family, Knobs, Problem
 
 NAME = "sudoku"
@@ -253,6 +254,8 @@ def generate(config: Config, rng: random.Random) -> Problem:
 
 
 def _grid_digits(text: str, size: int) -> str | None:
+    if any(char.isalpha() for char in text):  # words beside the digits ("but maybe not") change the answer
+        return None
     digits = re.sub(r"[^0-9]", "", text)
     return digits if len(digits) == size * size else None
 
@@ -286,6 +289,14 @@ def _last_grid_block(text: str, size: int) -> str | None:
     return None if match is None else match.group(1)[::-1].replace(b"\n", b"").decode("ascii")
 
 
+def _ends_in_digits(text: str) -> bool:
+    """Whether no word follows the response's last digit: a grid followed by "but maybe
+    not" is not an answer. (Only the last 64 characters are looked at.)"""
+    tail = text.rstrip()[-64:]
+    last = max(tail.rfind(digit) for digit in "0123456789")
+    return last != -1 and not any(char.isalpha() for char in tail[last + 1 :])
+
+
 def score(answer_text: str, item: Mapping[str, Any]) -> float:
     """1.0 iff the answer spells the (unique) solution; the puzzle's givens are re-checked."""
     try:
@@ -293,7 +304,9 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
 
         extra = item["metadata"]
         size = int(extra["size"])
-        digits = _grid_digits(extract_answer(answer_text), size) or _last_grid_block(answer_text, size)
+        digits = _grid_digits(extract_answer(answer_text), size)
+        if digits is None and _ends_in_digits(answer_text):
+            digits = _last_grid_block(answer_text, size)
         if digits is None:
             return 0.0
         grid = [int(ch) for ch in digits]
@@ -305,7 +318,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
         if count_solutions(grid, size, limit=1) != 1:
             return 0.0
         return 1.0
-    except Exception:
+    except ANSWER_ERRORS:
         return 0.0
 
 

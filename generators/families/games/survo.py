@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from generators.answers import extract_answer
+from generators.answers import ANSWER_ERRORS, extract_answer
 from generators.base import Family, Knobs, Problem
 
 NAME = "survo"
@@ -103,7 +103,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
         rows_ok = [sum(row) for row in grid] == [int(v) for v in meta["row_sums"]]
         cols_ok = [sum(col) for col in zip(*grid)] == [int(v) for v in meta["col_sums"]]
         return 1.0 if rows_ok and cols_ok else 0.0
-    except Exception:
+    except ANSWER_ERRORS:
         return 0.0
 
 

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from generators.answers import ANSWER_ERRORS
 from generators.base import Family, Knobs, Problem
 
 NAME = "tower_of_hanoi"
@@ -179,7 +180,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
         final = simulate(position, moves)
         target = int(meta["target"])
         return 1.0 if final is not None and all(p == target for p in final) else 0.0
-    except Exception:
+    except ANSWER_ERRORS:
         return 0.0
 
 

@@ -17,6 +17,7 @@ from decimal import Decimal, localcontext
 from fractions import Fraction
 from typing import Any, ClassVar
 
+from generators.answers import ANSWER_ERRORS
 from generators.base import Family, Knobs, Problem
 from generators.families._geom import (
     circumcentre,
@@ -111,7 +112,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
         if item["metadata"]["task"] == "orthocenter":
             return score_point(answer_text, str(item["answer"]))
         return score_number(answer_text, str(item["answer"]))
-    except Exception:
+    except ANSWER_ERRORS:
         return 0.0
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, ClassVar
 
-from generators.answers import format_number
+from generators.answers import ANSWER_ERRORS, format_number
 from generators.base import Family, Knobs, Problem
 from generators.families._geom import circumcentre, cross, format_point, score_number, score_point, show_point
 
@@ -102,7 +102,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
         if item["metadata"]["ask"] == "center":
             return score_point(answer_text, str(item["answer"]))
         return score_number(answer_text, str(item["answer"]))
-    except Exception:
+    except ANSWER_ERRORS:
         return 0.0
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, ClassVar
 
-from generators.answers import format_number
+from generators.answers import ANSWER_ERRORS, format_number
 from generators.base import Family, Knobs, Problem
 from generators.families._geom import format_point, score_point, show_point
 
@@ -132,7 +132,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
     """1.0 iff both coordinates equal the exact crossing point (order x, y)."""
     try:
         return score_point(answer_text, str(item["answer"]))
-    except Exception:
+    except ANSWER_ERRORS:
         return 0.0
 
 

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from generators.answers import ANSWER_ERRORS
 from generators.base import Family, Knobs, Problem
 from generators.families._geom import score_number, show_point, sqrt_string
 
@@ -66,7 +67,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
     """Value equality with the rounded gold (``5.40`` == ``5.4``); a trailing "units" is allowed."""
     try:
         return score_number(answer_text, str(item["answer"]))
-    except Exception:
+    except ANSWER_ERRORS:
         return 0.0
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, ClassVar
 
+from generators.answers import ANSWER_ERRORS
 from generators.base import Family, Knobs, Problem
 from generators.families._geom import score_number
 
@@ -94,7 +95,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
     """Exact value equality; a trailing degree sign or "degrees" is allowed."""
     try:
         return score_number(answer_text, str(item["answer"]))
-    except Exception:
+    except ANSWER_ERRORS:
         return 0.0
 
 

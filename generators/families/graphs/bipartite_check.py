@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from generators.answers import extract_answer
+from generators.answers import ANSWER_ERRORS, extract_answer
 from generators.base import Family, Knobs, Problem
 
 NAME = "bipartite_check"
@@ -158,7 +158,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
             return 0.0
         side = _side_of_one(n, edges)
         return 1.0 if side is not None and set(numbers) == side else 0.0
-    except Exception:
+    except ANSWER_ERRORS:
         return 0.0
 
 

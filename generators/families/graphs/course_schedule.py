@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from generators.answers import extract_answer
+from generators.answers import ANSWER_ERRORS, extract_answer
 from generators.base import Family, Knobs, Problem
 
 NAME = "course_schedule"
@@ -108,7 +108,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
             return 0.0
         position = {course: i for i, course in enumerate(numbers)}
         return 1.0 if all(position[b] < position[a] for a, b in pairs) else 0.0
-    except Exception:
+    except ANSWER_ERRORS:
         return 0.0
 
 

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from generators.answers import extract_answer
+from generators.answers import ANSWER_ERRORS, extract_answer
 from generators.base import Family, Knobs, Problem
 
 NAME = "cycle_detect"
@@ -101,7 +101,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
             return 0.0
         steps = zip(nodes, nodes[1:] + nodes[:1])
         return 1.0 if all(step in edges for step in steps) else 0.0
-    except Exception:
+    except ANSWER_ERRORS:
         return 0.0
 
 

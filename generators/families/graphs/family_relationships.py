@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from generators.answers import extract_answer, normalize_text
+from generators.answers import ANSWER_ERRORS, extract_answer, normalize_text
 from generators.base import Family, Knobs, Problem
 
 NAME = "family_relationships"
@@ -307,7 +307,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
         if len(text) > 64:
             return 0.0
         return 1.0 if _key(text) == _key(str(item["answer"])) else 0.0
-    except Exception:
+    except ANSWER_ERRORS:
         return 0.0
 
 

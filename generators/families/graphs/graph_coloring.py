@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from generators.answers import ANSWER_ERRORS
 from generators.base import Family, Knobs, Problem
 
 NAME = "graph_coloring"
@@ -134,14 +135,16 @@ _PAIR = re.compile(r"(?<![A-Za-z])([A-Za-z]++)\s*+(?:=|:|->)\s*+(-?\d+)")
 
 
 def score(answer_text: str, item: Mapping[str, Any]) -> float:
-    """1.0 for any proper colouring naming each node once, else 0.0 (never raises)."""
+    """1.0 for any proper colouring naming each node once, else 0.0 (no answer makes it raise)."""
     try:
-        from generators.answers import extract_answer
+        from generators.answers import extract_answer, whole_pairs
 
         data = _instance(item)
         nodes = [str(v) for v in data["nodes"]]
         edges = [(str(a), str(b)) for a, b in data["edges"]]
-        pairs = _PAIR.findall(extract_answer(answer_text))
+        pairs = whole_pairs(_PAIR, extract_answer(answer_text))
+        if pairs is None:  # text beside the pairs ("... or maybe C=2") changes the answer
+            return 0.0
         colouring: dict[str, int] = {}
         for name, colour in pairs:
             key = name.upper()
@@ -149,7 +152,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
                 return 0.0
             colouring[key] = int(colour)
         return 1.0 if is_proper(colouring, nodes, edges, int(data["num_colors"])) else 0.0
-    except Exception:
+    except ANSWER_ERRORS:
         return 0.0
 
 

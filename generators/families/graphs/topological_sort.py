@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from generators.answers import ANSWER_ERRORS
 from generators.base import Family, Knobs, Problem
 
 NAME = "topological_sort"
@@ -119,7 +120,7 @@ def _instance(item: Mapping[str, Any]) -> Mapping[str, Any]:
 
 
 def score(answer_text: str, item: Mapping[str, Any]) -> float:
-    """1.0 for any valid order of all tasks, else 0.0 (never raises)."""
+    """1.0 for any valid order of all tasks, else 0.0 (no answer makes it raise)."""
     try:
         from generators.answers import extract_answer
 
@@ -129,7 +130,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
         tokens = re.findall(r"[A-Za-z]+", extract_answer(answer_text))
         order = [t.upper() for t in tokens]
         return 1.0 if is_valid_order(order, nodes, edges) else 0.0
-    except Exception:
+    except ANSWER_ERRORS:
         return 0.0
 
 

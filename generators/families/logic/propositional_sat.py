@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from generators.answers import ANSWER_ERRORS
 from generators.base import Family, Knobs, Problem
 
 NAME = "propositional_sat"
@@ -185,20 +186,20 @@ def _core_numbers(claim: str) -> list[int] | None:
 def score(answer_text: str, item: Mapping[str, Any]) -> float:
     """UNSAT must be claimed exactly when no model exists; an assignment is verified."""
     try:
-        from generators.answers import extract_answer, normalize_text
+        from generators.answers import extract_answer, normalize_text, whole_pairs
 
         data = _instance(item)
         n = int(data["num_vars"])
         clauses = [[int(lit) for lit in c] for c in data["clauses"]]
         text = extract_answer(answer_text)
-        pairs = _PAIR.findall(text)
+        pairs = whole_pairs(_PAIR, text)
         claims_unsat = _UNSAT.search(text) is not None
         if not bool(data["satisfiable"]):
             numbers = _core_numbers(normalize_text(text)) if len(text) <= 4000 else None
             if not numbers or len(set(numbers)) != len(numbers) or not all(1 <= k <= len(clauses) for k in numbers):
                 return 0.0
             return 1.0 if is_minimal_core(n, clauses, numbers) else 0.0
-        if claims_unsat:
+        if claims_unsat or pairs is None:  # text beside the pairs ("... or maybe x3=T") changes it
             return 0.0
         assignment: dict[int, bool] = {}
         for var, value in pairs:
@@ -209,7 +210,7 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
         if len(assignment) != n:
             return 0.0
         return 1.0 if satisfies(assignment, clauses) else 0.0
-    except Exception:
+    except ANSWER_ERRORS:
         return 0.0
 
 
