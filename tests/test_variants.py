@@ -149,7 +149,7 @@ def test_generate_random_from_the_command_line(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)
     assert summary["domain"] == pick_domain(11)
-    assert summary["name"] == f"{pick_domain(11).replace('_', '-')}-v11"
+    assert summary["name"] == f"{pick_domain(11).replace('_', '-')}-v11-r60"  # the size names the bundle
     assert MIN_TABLES <= summary["tables"] <= MAX_TABLES and summary["tasks"] > 0
     manifest = json.loads((Path(summary["path"]) / "manifest.json").read_text())
     assert max(manifest["counts"]["rows_per_table"].values()) == 60

@@ -73,9 +73,15 @@ class Inputs:
 
     @property
     def name(self) -> str:
-        if self.variant:
-            return f"{self.domain.replace('_', '-')}-v{self.seed}"
-        return f"{self.domain.replace('_', '-')}-s{self.seed}"
+        """``online-store-s0``; a world size other than the default is part of the name
+        (``online-store-s0-r5000``, ``-x2.5``), so a different world never shares one
+        ``name@version`` (other content under a taken version is refused when written)."""
+        base = f"{self.domain.replace('_', '-')}-{'v' if self.variant else 's'}{self.seed}"
+        if self.rows is not None:
+            base += f"-r{self.rows}"
+        if self.scale != 1.0:
+            base += f"-x{self.scale:g}"
+        return base
 
 
 def blueprint_of(inputs: Inputs) -> Blueprint:
