@@ -5,10 +5,11 @@ mix both kinds; the score comes from the family's own exact scorer. The final st
 ``info["verification"]`` carries the same ``status``: ``passed`` (full marks),
 ``failed`` (less, partial credit included in the reward), or ``error`` when the scorer
 could not run (an unknown family, a corrupt item, an internal error): reward 0.0, to be
-masked rather than learned from. The verdict names the task it scored (``task_id``) and
-the one ``reset`` assigned (``assigned_task_id``), and the first one stands: any action after
-the answer is an ``episode_over`` error with reward 0.0 and no ``verification`` key
-(:func:`pipeline.runtime.environment.episode_over`).
+masked rather than learned from, with an ``error`` naming the family and the exception
+type (``generators.scoring.ScorerError``), never the exception's text. The verdict names
+the task it scored (``task_id``) and the one ``reset`` assigned (``assigned_task_id``),
+and the first one stands: any action after the answer is an ``episode_over`` error with
+reward 0.0 and no ``verification`` key (:func:`pipeline.runtime.environment.episode_over`).
 """
 
 from __future__ import annotations
