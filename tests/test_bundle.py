@@ -41,7 +41,8 @@ def test_every_shipped_task_is_proven(bundles: dict[str, Path], domain: str) -> 
     report = check_bundle(bundles[domain])
     assert report.tasks >= 40
     assert report.ok, report.failures
-    families = {json.loads(line)["family"] for line in (bundles[domain] / "tasks.jsonl").open()}
+    lines = (bundles[domain] / "tasks.jsonl").read_text(encoding="utf-8").splitlines()
+    families = {json.loads(line)["family"] for line in lines}
     assert len(families) >= 10
 
 
