@@ -24,7 +24,6 @@ _EXPORTS = {
     "CompositeDataset": "generators.dataset",
     "InsufficientUniqueItems": "generators.dataset",
     "score": "generators.dataset",
-    "ScorerError": "generators.scoring",
     "Curriculum": "generators.curriculum",
     "AdaptiveCurriculum": "generators.adaptive",
     "extract_answer": "generators.answers",
