@@ -294,9 +294,11 @@ _UNDECORATE_ROUNDS = 8
 
 
 def _unbox_tail(text: str) -> str:
-    """``text`` with a final ``\\boxed{X}`` (ending the text) replaced by X on its own line."""
+    """``text`` with a final ``\\boxed{X}`` (ending the text, and the only box in it)
+    replaced by X on its own line: with an earlier box, unboxing the last would make the
+    earlier one the answer, a second guess."""
     start = max(text.rfind(marker) for marker in _BOXED)
-    if start == -1 or not text.endswith("}"):
+    if start == -1 or not text.endswith("}") or sum(text.count(marker) for marker in _BOXED) != 1:
         return text
     begin = text.index("{", start) + 1
     if len(text) - begin > MAX_ANSWER_CHARS or _closing_brace(text[begin:]) != len(text) - begin - 1:
@@ -305,13 +307,17 @@ def _unbox_tail(text: str) -> str:
 
 
 def _unbold_tail(text: str) -> str:
-    """``text`` without a closing ``**``/``__`` at its end, and without the opening one
-    when it starts a line (``**16**``, ``**Answer: 16**``, a bold multi-line grid)."""
+    """``text`` without a closing ``**``/``__`` at its end, and without the opening one when
+    it starts a line or follows an answer prefix (``**16**``, ``**Answer: 16**``,
+    ``Answer: **16**``, a bold multi-line grid)."""
     for marker in ("**", "__"):
         if text.endswith(marker):
             text = text[: -len(marker)]
             opener = text.rfind(marker)
-            if opener != -1 and not text[text.rfind("\n", 0, opener) + 1 : opener].strip():
+            line_start = text.rfind("\n", 0, opener) + 1
+            if opener != -1 and (
+                not text[line_start:opener].strip() or _DECORATION_PREFIX.fullmatch(text, line_start, opener)
+            ):
                 text = text[:opener] + text[opener + len(marker) :]
             return text
     return text
@@ -319,13 +325,19 @@ def _unbold_tail(text: str) -> str:
 
 def _unprefix_last(text: str) -> str:
     """``text`` without an "Answer:" / "The answer is" / "**Answer:**" prefix on the line of
-    its last "answer" (only when that line starts with it, so "not the answer" stays)."""
+    its last "answer", when that line starts with it and is either the last line or holds
+    nothing after it (a header above a grid). An "Answer: 17" line followed by other lines
+    keeps its prefix: extraction prefers that line, and unprefixing it would let the last
+    line answer instead (a second guess)."""
     hit = _search_copy(text).rfind(b"answer") if len(text) <= 4 * MAX_ANSWER_CHARS else -1
     if hit == -1:
         return text
     line_start = text.rfind("\n", 0, hit) + 1
     match = _DECORATION_PREFIX.match(text, line_start)
     if match is None or match.end() <= hit:
+        return text
+    line_end = text.find("\n", match.end())
+    if line_end != -1 and text[match.end() : line_end].strip():
         return text
     return text[:line_start] + text[match.end() :]
 

@@ -33,7 +33,7 @@ LEVELS = range(6)
 DECORATIONS = {
     "bold": lambda gold: f"**{gold}**",
     "answer_prefix": lambda gold: f"Answer: {gold}",
-    "the_answer_is": lambda gold: f"The answer is {gold}",
+    "the_answer_is": lambda gold: f"The answer is {gold}" if "\n" not in gold else f"The answer is:\n{gold}",
     "trailing_period": lambda gold: f"{gold}.",
     "boxed": lambda gold: f"\\boxed{{{gold}}}",
     "whitespace": lambda gold: f"  \n\t{gold} \n ",
@@ -83,6 +83,20 @@ def test_text_after_the_answer_that_changes_it_scores_zero(name: str) -> None:
             assert score(name, answer, item) == 0.0, (item["metadata"]["level"], junk, answer[-200:])
 
 
+@pytest.mark.parametrize("name", FAMILIES)
+def test_the_second_reading_never_rewards_a_second_guess(name: str) -> None:
+    """A wrong answer where extraction looks first, the gold decorated elsewhere: undecorating
+    must not move extraction onto the gold (an "Answer:" line beats the last line, the last
+    box beats an earlier one)."""
+    items = _items(name)
+    for item, other in zip(items, items[1:] + items[:1], strict=True):
+        gold, wrong = str(item["answer"]), str(other["answer"])
+        if "\n" in gold or score(name, wrong, item) == 1.0:
+            continue
+        for answer in (f"Answer: {wrong}\n**{gold}**", f"\\boxed{{{gold}}}\n\\boxed{{{wrong}}}"):
+            assert score(name, answer, item) == 0.0, (item["metadata"]["level"], answer[-300:])
+
+
 def test_decorations_are_stripped_in_one_place() -> None:
     """``undecorate`` takes off what surrounds an answer and nothing that changes it."""
     assert undecorate("**Answer: 16**") == "16"
@@ -93,6 +107,8 @@ def test_decorations_are_stripped_in_one_place() -> None:
     assert undecorate(".#.\n#..", period=False) == ".#.\n#.."
     assert undecorate("16 but not sure 17") == "16 but not sure 17"
     assert undecorate("this is not the answer: 16") == "this is not the answer: 16"
+    assert undecorate("Answer: 17\n16") == "Answer: 17\n16"  # the Answer line stays the answer
+    assert undecorate("\\boxed{16} \\boxed{17}") == "\\boxed{16} \\boxed{17}"  # so does the last box
     assert undecorate(None) == ""  # type: ignore[arg-type]
 
 
