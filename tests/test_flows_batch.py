@@ -29,11 +29,24 @@ def harness() -> Iterator[None]:
         yield
 
 
+def latest_artifact(key: str) -> Any:
+    """The newest artifact under ``key``, read through a client that is closed afterwards
+    (``prefect.artifacts.Artifact.get`` leaves its client's socket open)."""
+    from prefect import get_client
+    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
+    from prefect.client.schemas.sorting import ArtifactSort
+
+    with get_client(sync_client=True) as client:
+        found = client.read_artifacts(
+            limit=1, sort=ArtifactSort.UPDATED_DESC, artifact_filter=ArtifactFilter(key=ArtifactFilterKey(any_=[key]))
+        )
+    return found[0] if found else None
+
+
 def test_generate_batch_isolates_failures_and_resumes_from_cached_steps(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from prefect import task
-    from prefect.artifacts import Artifact
 
     from flows import batch as flows_batch
 
@@ -73,7 +86,7 @@ def test_generate_batch_isolates_failures_and_resumes_from_cached_steps(
     entry = Registry(registry).resolve("online-store-s0@1.0.0")
     assert entry.run["flow"] == "generate_batch" and entry.run["flow_run_id"]
     assert json.loads(Path(second["summary_path"]).read_text())["counts"] == second["counts"]
-    artifact = Artifact.get("batch-summary")
+    artifact = latest_artifact("batch-summary")
     assert artifact is not None and "| online-store-s0@1.0.0 | online_store | 0 | published |" in str(artifact.data)
 
     third = flows_batch.run_batch(workers=1, **params)
@@ -103,8 +116,6 @@ def test_procedural_and_curriculum_flows(tmp_path: Path) -> None:
 
 
 def test_evaluate_flows_play_each_task_as_a_prefect_task_and_resume(store_bundle: Path, tmp_path: Path) -> None:
-    from prefect.artifacts import Artifact
-
     from flows.evaluate import evaluate_baselines, run_evaluation
 
     params = {
@@ -118,7 +129,7 @@ def test_evaluate_flows_play_each_task_as_a_prefect_task_and_resume(store_bundle
     assert first["timing"]["episodes_played"] == 8 and first["report"]["overall"]["pass_hat_k"] == 1.0
     again = run_evaluation(concurrency=2, **params)
     assert again["timing"]["episodes_played"] == 0 and again["report"] == first["report"]
-    artifact = Artifact.get("evaluation-report")
+    artifact = latest_artifact("evaluation-report")
     assert artifact is not None and "pass@1" in str(artifact.data)
 
     suite = evaluate_baselines(
