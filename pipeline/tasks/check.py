@@ -7,10 +7,13 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.runtime.environment import Environment
+from pipeline.runtime.task import Task
 from pipeline.tasks.exploits import LibraryCounts
+from pipeline.tasks.feasibility import refusal_is_sound
 from pipeline.tasks.proof import prove
 from pipeline.tasks.replay import Replayer
 from pipeline.tools.executor import open_copy
+from pipeline.world.schema import Schema
 
 
 @dataclass
@@ -52,6 +55,7 @@ def check_bundle(path: str | Path) -> CheckReport:
     try:
         for task in env.tasks:
             reason, run = prove(task, initial, env.executor, scratch, replayer)
+            reason = reason or unsound_refusal(env.schema, task)
             if run is not None:
                 report.exploits.add(run)
             if reason is None:
@@ -63,3 +67,16 @@ def check_bundle(path: str | Path) -> CheckReport:
         scratch.close()
         env.close()
     return report
+
+
+def unsound_refusal(schema: Schema, task: Task) -> str | None:
+    """Why a task's expected status refusal is wrong under some reading, if it is: a legal sequence
+    of moves reaches the goal the request names (:mod:`pipeline.tasks.feasibility`)."""
+    if task.family != "infeasible" or task.knobs.get("kind") != "forbidden" or task.verifier.answer is None:
+        return None
+    op = next((o for o in schema.operations if o.name == task.knobs.get("operation")), None)
+    expected = task.verifier.answer.expected
+    if op is None or not isinstance(expected, dict):
+        return None
+    path = refusal_is_sound(schema, op.table, op.column, str(expected.get("value")), op.to)
+    return None if path is None else f"expects a refusal, but legal moves reach the goal: {path}"

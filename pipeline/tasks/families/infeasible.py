@@ -28,6 +28,7 @@ from pipeline.tasks.families._common import (
     operations,
     settable,
 )
+from pipeline.tasks.feasibility import refusal_is_sound
 from pipeline.tasks.filters import Filter
 from pipeline.tasks.locate import Found, find, named_parent
 from pipeline.tasks.model import Candidate, Skip
@@ -70,12 +71,17 @@ def reachable_statuses(table: Table, column: str, start: str) -> set[str]:
 
 
 def _blocked_ops(ctx: Context, table: Table, row: dict[str, Any]) -> list[ToolSpec]:
-    """Operations the row's status forbids, leaving out those whose goal already holds (the row
-    is at the target status or past it): refusing those would be no more right than doing nothing."""
+    """Operations the row's status forbids under every reading of the request: not those whose
+    goal already holds (the row is at the target status or past it: refusing would be no more
+    right than doing nothing), and not those whose goal some legal sequence of moves reaches
+    ("close the claim" of a claim under review: deny it, then close it), which a user asking for
+    the outcome would expect done (:func:`pipeline.tasks.feasibility.refusal_is_sound`)."""
     out = []
     for op in operations(ctx, table):
-        status = row[str(op.status_column)]
-        if status in op.allowed_from or status in reachable_statuses(table, str(op.status_column), str(op.to)):
+        column, status = str(op.status_column), row[str(op.status_column)]
+        if status in op.allowed_from or status in reachable_statuses(table, column, str(op.to)):
+            continue
+        if refusal_is_sound(ctx.schema, table.name, column, str(status), str(op.to)) is not None:
             continue
         out.append(op)
     return out
