@@ -59,6 +59,8 @@ def update(
     from pipeline.jobs import curriculum as curriculum_loop
     from pipeline.registry.registry import RegistryError
 
+    if not results.exists():  # before any orchestrator starts: a typo costs no Prefect start-up
+        fail(f"{results}: no such results file or run directory")
     try:
         band = _target(target)
         if no_prefect:

@@ -68,6 +68,15 @@ def test_curriculum_refuses_a_bad_target_band(tmp_path: Path, band: str) -> None
     assert "--target" in error["message"], error["message"]
 
 
+def test_curriculum_refuses_a_missing_results_file_before_prefect_starts(tmp_path: Path) -> None:
+    """Without --no-prefect: the check comes first, so a typo costs no orchestrator start-up."""
+    import time
+
+    began = time.perf_counter()
+    error = _json_error(["curriculum", "update", "--results", str(tmp_path / "nosuch.jsonl")])
+    assert "no such results file" in error["message"] and time.perf_counter() - began < 5
+
+
 def test_curriculum_results_bad_line_is_named(tmp_path: Path) -> None:
     results = tmp_path / "results.jsonl"
     good = json.dumps({"bundle": "x", "task_id": "t", "reward": 1.0})
