@@ -296,7 +296,6 @@ def check_proposal(p: Proposal, task_id: str, schema: Schema, initial: bytes, ex
     if isinstance(answer, str):
         return answer
     value, check = answer
-    watch = tuple(sorted({executor.spec(c.tool).table for c in p.calls if executor.spec(c.tool).table}))
     candidate = Candidate(
         family=FAMILY,
         level=p.level,
@@ -305,7 +304,6 @@ def check_proposal(p: Proposal, task_id: str, schema: Schema, initial: bytes, ex
         solution=[ToolCall(tool=c.tool, arguments=dict(c.arguments)) for c in p.calls],
         answer=value,
         answer_check=check,
-        watch=watch,
         grounding=list(p.grounding),
     )
     task = finalise(candidate, task_id, schema, initial, executor)

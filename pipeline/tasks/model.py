@@ -35,9 +35,6 @@ class Candidate:
     answer: Any = None
     answer_check: AnswerCheck | None = None
     grounding: list[Grounding] = field(default_factory=list)
-    watch: tuple[str, ...] = ()
-    """Never read (the verifier checks every table) and no family sets it any more; it stays
-    only while ``pipeline.llm.proposals.check_proposal`` still passes ``watch=``. Delete both."""
 
 
 @dataclass
