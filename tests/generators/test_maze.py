@@ -6,8 +6,11 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import pytest
+
 from generators.dataset import create_dataset, score
 from generators.families.games import maze
+from generators.scoring import ScorerError
 
 STEP = {"U": (-1, 0), "D": (1, 0), "L": (0, -1), "R": (0, 1)}
 
@@ -132,4 +135,5 @@ def test_hostile_answers_are_refused_fast() -> None:
     for hostile in ("R" * 128_000, "R, " * 50_000, "[" * 100_000, "9" * 100_000, None, 7):
         assert score("maze", hostile, item) == 0.0  # type: ignore[arg-type]
     assert time.perf_counter() - started < 2.0
-    assert score("maze", "RRDD", {"answer": "RRDD", "metadata": {}}) == 0.0
+    with pytest.raises(ScorerError):  # a broken item is the project's error, never the agent's 0
+        score("maze", "RRDD", {"answer": "RRDD", "metadata": {}})

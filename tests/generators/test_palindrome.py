@@ -6,8 +6,11 @@ from __future__ import annotations
 import itertools
 import time
 
+import pytest
+
 from generators.dataset import create_dataset, score
 from generators.families.algorithmic.palindrome import min_insertions, shortest_insertion_palindrome
+from generators.scoring import ScorerError
 
 
 def _longest(text: str) -> set[str]:
@@ -113,4 +116,5 @@ def test_hostile_answers_are_refused_fast() -> None:
     for hostile in ("a" * 128_000, "ab" * 64_000, "[" * 100_000, "9" * 100_000, None, 7):
         assert score("palindrome", hostile, item) == 0.0  # type: ignore[arg-type]
     assert time.perf_counter() - started < 2.0
-    assert score("palindrome", "aba", {"answer": "aba", "metadata": {}}) == 0.0
+    with pytest.raises(ScorerError):  # a broken item is the project's error, never the agent's 0
+        score("palindrome", "aba", {"answer": "aba", "metadata": {}})
