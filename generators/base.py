@@ -121,6 +121,13 @@ def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+def stable_seed(*parts: object) -> int:
+    """A 64-bit seed from ``parts`` joined by ``/`` and hashed: the same on every machine and
+    Python (``hash()`` is salted per process), so worlds, variants, tasks and scripted episodes
+    drawn from it repeat byte for byte. The one such helper the project has."""
+    return int.from_bytes(hashlib.sha256("/".join(map(str, parts)).encode("utf-8")).digest()[:8], "big")
+
+
 def derive_seed(family: str, config: Mapping[str, Any], seed: int, index: int) -> int:
     """A 64-bit seed from a stable hash, so ``(s, i + 1)`` never equals ``(s + 1, i)``."""
     payload = canonical_json({"family": family, "config": dict(config), "seed": seed, "index": index})

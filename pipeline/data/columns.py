@@ -8,7 +8,6 @@ column's values. References favour a few parents, money is log-normal, text come
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -17,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from generators.base import stable_seed
 from pipeline.data import values as pv
 from pipeline.data.rules import time_bounds
 from pipeline.data.vocab import load_vocab
@@ -34,8 +34,7 @@ Array = np.ndarray
 
 
 def column_seed(seed: int, table: str, column: str) -> int:
-    digest = hashlib.sha256(f"{seed}/{table}/{column}".encode()).digest()
-    return int.from_bytes(digest[:8], "big")
+    return stable_seed(seed, table, column)
 
 
 def column_rng(seed: int, table: str, column: str) -> np.random.Generator:

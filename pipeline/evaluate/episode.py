@@ -14,11 +14,11 @@ Errors are kept apart and never scored.
 
 from __future__ import annotations
 
-import hashlib
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from generators.base import stable_seed
 from pipeline.evaluate import trajectory
 from pipeline.evaluate.agent import AgentError, EpisodeStart, Policy, Reference, Usage, openai_tools
 from pipeline.evaluate.config import EvalConfig
@@ -54,8 +54,7 @@ class EpisodeResult:
 
 def episode_seed(digest: str, task_id: str, trial: int) -> int:
     """A seed for scripted randomness, a pure function of (bundle, task, trial)."""
-    text = f"{digest}/{task_id}/{trial}"
-    return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "big")
+    return stable_seed(digest, task_id, trial)
 
 
 def reference_of(env: Any, task_id: str, surface: Surface | None = None) -> Reference:

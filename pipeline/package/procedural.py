@@ -13,8 +13,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from generators.base import canonical_json
 from pipeline import __version__
-from pipeline.bundle.format import Bundle, canonical_json
+from pipeline.bundle.format import Bundle
 from pipeline.bundle.names import check_parent
 from pipeline.package.build import write_atomically
 from pipeline.package.report.render import render

@@ -18,12 +18,12 @@ tool names and instructions are built from.
 
 from __future__ import annotations
 
-import hashlib
 import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from generators.base import stable_seed
 from pipeline.world.blueprint import Blueprint, list_domains, load_blueprint
 from pipeline.world.derive import resolve
 from pipeline.world.extensions import (
@@ -58,17 +58,13 @@ class Variant:
         return build_schema(self.blueprint, naming=self.naming, name=self.name)
 
 
-def _hash(*parts: object) -> int:
-    return int.from_bytes(hashlib.sha256("/".join(map(str, parts)).encode()).digest()[:8], "big")
-
-
 def pick_domain(seed: int, domains: Sequence[str] | None = None) -> str:
     """The catalog domain for a seed, by rendezvous hashing: adding a domain moves only the
     seeds the new domain wins, so existing seeds mostly keep their world."""
     names = sorted(domains if domains is not None else list_domains())
     if not names:
         raise ValueError("no domain blueprints to choose from")
-    return max(names, key=lambda d: _hash("domain", seed, d))
+    return max(names, key=lambda d: stable_seed("domain", seed, d))
 
 
 def random_schema(seed: int, domain: str | None = None) -> Schema:
@@ -77,7 +73,7 @@ def random_schema(seed: int, domain: str | None = None) -> Schema:
 
 
 def sample_variant(blueprint: Blueprint, seed: int) -> Variant:
-    rng = random.Random(_hash("variant", blueprint.name, seed))
+    rng = random.Random(stable_seed("variant", blueprint.name, seed))
     data = blueprint.model_dump(mode="json", exclude_none=True)
     log: list[str] = []
     target = rng.randint(MIN_TABLES, MAX_TABLES)
