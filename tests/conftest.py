@@ -10,6 +10,9 @@ from pathlib import Path
 os.environ.setdefault("PREFECT_HOME", tempfile.mkdtemp(prefix="synthenv-prefect-"))
 os.environ["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
 os.environ["DO_NOT_TRACK"] = "1"
+# Pulled bundles go to a cache of this run, never the user's ~/.cache/synthenv (a bundle left
+# there by an earlier run of other code would be refused as a different digest).
+os.environ["SYNTHENV_CACHE"] = tempfile.mkdtemp(prefix="synthenv-cache-")
 
 
 import pytest

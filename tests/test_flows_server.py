@@ -107,6 +107,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]
 def test_served_deployments_run_when_triggered(server: dict[str, str], tmp_path: Path) -> None:
     registry = tmp_path / "registry"
     env = {**server, "PREFECT_LOGGING_LEVEL": "INFO"}
+    log = (tmp_path / "serve.log").open("wb")
     serve = subprocess.Popen(
         [
             sys.executable,
@@ -130,7 +131,7 @@ def test_served_deployments_run_when_triggered(server: dict[str, str], tmp_path:
         env=env,
         cwd=tmp_path,
         stdout=subprocess.DEVNULL,
-        stderr=(tmp_path / "serve.log").open("wb"),
+        stderr=log,
         start_new_session=True,
     )
     prefect = str(BIN / "prefect")
@@ -148,6 +149,7 @@ def test_served_deployments_run_when_triggered(server: dict[str, str], tmp_path:
         assert [e.ref for e in Registry(str(registry)).entries()] == ["online-store-s0@1.0.0"]
     finally:
         _stop(serve, grace=30)
+        log.close()
     assert serve.returncode is not None
 
 

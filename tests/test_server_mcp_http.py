@@ -66,6 +66,8 @@ def serve(bundle: Path, ttl: float) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+        if proc.stderr is not None:
+            proc.stderr.close()
 
 
 @pytest.fixture(scope="module")

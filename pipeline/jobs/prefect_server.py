@@ -38,6 +38,11 @@ class ServerInfo:
         return f"{self.url}/api"
 
 
+_STARTED: dict[int, subprocess.Popen[bytes]] = {}
+"""Servers this process started, by pid (a detached server outlives a command-line run; within one
+process, as in tests, its handle must not be collected while it runs)."""
+
+
 def prefect_home() -> Path:
     return Path(os.environ.get("PREFECT_HOME") or "~/.prefect").expanduser()
 
@@ -110,6 +115,7 @@ def start(host: str = "127.0.0.1", port: int = DEFAULT_PORT, wait: float = 180.0
         proc = subprocess.Popen(
             command, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env, start_new_session=True
         )
+    _STARTED[proc.pid] = proc  # held, not dropped while running, so ``stop`` can reap it by its handle
     info = ServerInfo(pid=proc.pid, url=url, log=str(log))
     state_path().write_text(json.dumps({"pid": info.pid, "url": url, "log": str(log)}), encoding="utf-8")
     deadline = time.monotonic() + wait
@@ -138,6 +144,10 @@ def stop(wait: float = 30.0) -> ServerInfo | None:
     if _alive(info.pid):
         with contextlib.suppress(ProcessLookupError):
             os.killpg(info.pid, signal.SIGKILL)
+    started = _STARTED.pop(info.pid, None)
+    if started is not None:  # a server this process started: its handle learns the exit status
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            started.wait(timeout=wait)
         _reap(info.pid)
     state_path().unlink(missing_ok=True)
     return info

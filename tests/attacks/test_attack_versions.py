@@ -41,18 +41,24 @@ def test_a_directory_that_is_not_a_bundle_is_not_replaced(tmp_path: Path) -> Non
 
 
 @pytest.mark.slow
-def test_generate_with_other_rows_into_the_same_directory_exits_4(tmp_path: Path) -> None:
-    def generate(*extra: str) -> subprocess.CompletedProcess[str]:
+def test_generate_over_a_version_holding_other_content_exits_4(tmp_path: Path) -> None:
+    """Another world squats on the directory ``generate`` writes: refused, the squatter intact."""
+    import shutil
+
+    def generate(out: Path, rows: str) -> subprocess.CompletedProcess[str]:
         command = [sys.executable, "-m", "pipeline.cli.main", "generate", "--domain", "online_store", "--seed", "0"]
-        command += ["--no-prefect", "--out", str(tmp_path), "--json", *extra]
+        command += ["--no-prefect", "--out", str(out), "--json", "--rows", rows]
         return subprocess.run(command, capture_output=True, text=True, timeout=600)
 
-    first = generate("--rows", "200")
-    assert first.returncode == 0, first.stderr
-    path = Path(json.loads(first.stdout)["path"])
-    digest = load_bundle(path).digest
-    refused = generate("--rows", "300")
+    mine = generate(tmp_path / "a", "200")
+    other = generate(tmp_path / "b", "300")
+    assert mine.returncode == other.returncode == 0, mine.stderr + other.stderr
+    target = Path(json.loads(mine.stdout)["path"])
+    assert target.name == "1.0.0" and target.parent.name == "online-store-s0-r200"  # the size is in the name
+    shutil.rmtree(target)
+    shutil.copytree(Path(json.loads(other.stdout)["path"]), target)
+    squatter = load_bundle(target).digest
+    refused = generate(tmp_path / "a", "200")
     assert refused.returncode == 4, refused.stderr
     assert json.loads(refused.stdout)["error"]["code"] == "refused"
-    assert load_bundle(path).digest == digest
-    assert generate("--rows", "200").returncode == 0
+    assert load_bundle(target).digest == squatter
