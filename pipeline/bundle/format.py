@@ -155,6 +155,12 @@ smaller output. The bundle digest covers the files, never the archive's bytes, s
 moves no digest."""
 
 
+def archive_path(directory: Path, name: str, version: str) -> Path:
+    """Where the bundle directory ``<out>/<name>/<version>`` keeps its archive:
+    ``<out>/<name>/<name>-<version>.tar.gz``."""
+    return Path(directory).parent / f"{name}-{version}.tar.gz"
+
+
 def write_archive(directory: Path, target: Path) -> Path:
     """A reproducible .tar.gz: sorted entries, zero times and owners, no gzip timestamp.
 

@@ -33,7 +33,7 @@ def package(
     as_json: bool = typer.Option(False, "--json", help="print the result as JSON"),
 ) -> None:
     """Write each bundle's archive; with --image, build (and --save) its container image."""
-    from pipeline.bundle.format import BundleError, load_bundle, write_archive
+    from pipeline.bundle.format import BundleError, archive_path, load_bundle, write_archive
 
     if openenv is not None:
         from pipeline.cli.package_openenv import package_openenv
@@ -48,7 +48,7 @@ def package(
     except BundleError as exc:
         fail(str(exc), 2)
     if not image:
-        archives = [write_archive(b.path, b.path.parent / f"{b.name}-{b.version}.tar.gz") for b in loaded]
+        archives = [write_archive(b.path, archive_path(b.path, b.name, b.version)) for b in loaded]
         result: Any = [{"ref": b.ref, "digest": b.digest, "archive": str(a)} for b, a in zip(loaded, archives)]
         if as_json:
             emit_json(result)

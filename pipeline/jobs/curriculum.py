@@ -30,7 +30,7 @@ from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from pipeline.bundle.format import Bundle, load_bundle
+from pipeline.bundle.format import Bundle, archive_path, load_bundle
 from pipeline.bundle.versions import bump, latest, parse_version
 from pipeline.jobs.curriculum_inputs import Rollout, check_target, read_results, results_digest
 
@@ -203,7 +203,7 @@ def _discard(bundle: Bundle) -> None:
     import shutil
 
     shutil.rmtree(bundle.path)
-    bundle.path.with_name(f"{bundle.name}-{bundle.version}.tar.gz").unlink(missing_ok=True)
+    archive_path(bundle.path, bundle.name, bundle.version).unlink(missing_ok=True)
 
 
 def history_path(state: Path) -> Path:

@@ -24,7 +24,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Generic
 
-from pipeline.bundle.format import Bundle, serialise
+from pipeline.bundle.format import Bundle, archive_path, serialise
 from pipeline.jobs.recipe import Refine, Steps, Timings, W, run_recipe
 from pipeline.jobs.steps import DEFAULT_VERSION, PLAIN, Inputs
 from pipeline.llm.client import Client, LLMError, LLMSettings
@@ -202,7 +202,7 @@ def report(
         "name": bundle.name if bundle is not None else None,
         "version": bundle.version if bundle is not None else None,
         "path": str(bundle.path) if bundle is not None else None,
-        "archive": str(bundle.path.parent / f"{bundle.name}-{bundle.version}.tar.gz") if bundle is not None else None,
+        "archive": str(archive_path(bundle.path, bundle.name, bundle.version)) if bundle is not None else None,
         "digest": bundle.digest if bundle is not None else None,
         "domain": designed.scenario.slug,
         "seed": bundle.manifest["seed"] if bundle is not None else None,

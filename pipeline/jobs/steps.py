@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pipeline.bundle.format import Bundle, serialise
+from pipeline.bundle.format import Bundle, archive_path, serialise
 from pipeline.bundle.names import check_parent
 from pipeline.bundle.versions import is_version
 from pipeline.data.populate import DEFAULT_CLOCK, PopulateResult, populate
@@ -168,7 +168,7 @@ def summary(bundle: Bundle, timings: dict[str, float]) -> dict[str, Any]:
     counts = bundle.manifest["counts"]
     return {
         "path": str(bundle.path),
-        "archive": str(bundle.path.parent / f"{bundle.name}-{bundle.version}.tar.gz"),
+        "archive": str(archive_path(bundle.path, bundle.name, bundle.version)),
         "digest": bundle.digest,
         "name": bundle.name,
         "version": bundle.version,

@@ -17,6 +17,7 @@ from pipeline.bundle.format import (
     SEALED,
     Bundle,
     BundleError,
+    archive_path,
     load_bundle,
     pretty_json,
     write_archive,
@@ -66,7 +67,7 @@ def write_atomically(out: Path, manifest: dict[str, Any], write_files: Callable[
     except BaseException:
         shutil.rmtree(scratch, ignore_errors=True)
         raise
-    write_archive(target, target.parent / f"{name}-{version}.tar.gz")
+    write_archive(target, archive_path(target, name, version))
     return load_bundle(target)
 
 

@@ -47,6 +47,8 @@ VERBS: dict[str, str] = {
 }
 """Tool kind -> the record verb that stands for it."""
 VERB_NAMES = frozenset(VERBS.values())
+KINDS: dict[str, str] = {verb: kind for kind, verb in VERBS.items()}
+"""Record verb -> the tool kind it stands for."""
 _SHORT = {
     "get": "get",
     "list": "list",
@@ -79,7 +81,7 @@ class Routes:
         tool = self.tools.get((verb, table)) if isinstance(table, str) else None
         if tool is None:
             return verb, arguments
-        kind = next(k for k, v in VERBS.items() if v == verb)
+        kind = KINDS[verb]
         if kind == "aggregate":  # the report tool takes its table as a fixed argument itself
             return tool, arguments
         rest = {k: v for k, v in arguments.items() if k != TABLE}
@@ -98,7 +100,7 @@ class Routes:
         if tool not in self.verbs:
             return tool, dict(arguments)
         verb, table = self.verbs[tool]
-        kind = next(k for k, v in VERBS.items() if v == verb)
+        kind = KINDS[verb]
         if kind == "aggregate":
             return verb, dict(arguments)
         if kind == "list":

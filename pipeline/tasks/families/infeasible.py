@@ -28,7 +28,7 @@ from pipeline.tasks.families._common import (
     operations,
     settable,
 )
-from pipeline.tasks.feasibility import refusal_is_sound
+from pipeline.tasks.feasibility import moves, reachable, refusal_is_sound
 from pipeline.tasks.filters import Filter
 from pipeline.tasks.locate import Found, find, named_parent
 from pipeline.tasks.model import Candidate, Skip
@@ -60,14 +60,7 @@ def refusal(kind: str, record: int, value: Any = None) -> tuple[str, AnswerCheck
 
 def reachable_statuses(table: Table, column: str, start: str) -> set[str]:
     """Statuses a row can reach from ``start`` (``start`` included) along the blueprint's transitions."""
-    moves = table.column(column).transitions or {}
-    seen, todo = {start}, [start]
-    while todo:
-        for nxt in moves.get(todo.pop(), ()):
-            if nxt not in seen:
-                seen.add(nxt)
-                todo.append(nxt)
-    return seen
+    return set(reachable(moves(table, column, ()), start))
 
 
 def _blocked_ops(ctx: Context, table: Table, row: dict[str, Any]) -> list[ToolSpec]:
