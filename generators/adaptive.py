@@ -21,32 +21,20 @@ older window) are counted in ``stale`` but not used.
 
 from __future__ import annotations
 
-import json
 import math
-import os
 import random
-import tempfile
 from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
+
+from generators.snapshot import Snapshotted, restore_evidence
+from generators.snapshot import check_integer as _integer
+from generators.snapshot import check_number as _number
 
 __all__ = ["AdaptiveCurriculum", "DifficultyState"]
 
 FORMAT = "synthenv-adaptive-curriculum/1"
-
-
-def _number(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ValueError(f"{name} must be a finite number, got {value!r}")
-    return float(value)
-
-
-def _integer(name: str, value: Any, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
-    return value
 
 
 @dataclass
@@ -63,12 +51,15 @@ class DifficultyState:
     """(sample count at the move, old centre, new centre)."""
 
 
-class AdaptiveCurriculum:
+class AdaptiveCurriculum(Snapshotted):
     """Per-family difficulty windows that slide to keep success inside ``target``.
 
     ``families`` is a list of names (the top difficulty is read from the registry) or a
     mapping ``{name: top_difficulty}``. ``start`` is one centre for all or a mapping.
     """
+
+    FORMAT = FORMAT
+    WHAT = "an adaptive curriculum"
 
     def __init__(
         self,
@@ -219,12 +210,10 @@ class AdaptiveCurriculum:
             state.scores.clear()
             state.since_change = 0
 
-    # -- persistence -----------------------------------------------------------------
+    # -- persistence (generators.snapshot) -----------------------------------------------
 
-    def to_json(self) -> dict[str, Any]:
-        """A JSON-ready snapshot that :meth:`from_json` restores exactly."""
+    def _settings(self) -> dict[str, Any]:
         return {
-            "format": FORMAT,
             "target": list(self.target),
             "spread": self.spread,
             "min_samples": self.min_samples,
@@ -233,66 +222,37 @@ class AdaptiveCurriculum:
             "max_step": self.max_step,
             "hysteresis": self.hysteresis,
             "confidence": self.confidence,
-            "families": {
-                name: {
-                    "centre": state.centre,
-                    "top": state.top,
-                    "scores": list(state.scores),
-                    "since_change": state.since_change,
-                    "total": state.total,
-                    "stale": state.stale,
-                    "moves": [list(move) for move in state.moves],
-                }
-                for name, state in self._states.items()
-            },
+        }
+
+    def _family_json(self, state: DifficultyState) -> dict[str, Any]:
+        return {
+            "centre": state.centre,
+            "top": state.top,
+            "stale": state.stale,
+            "moves": [list(move) for move in state.moves],
         }
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any] | str) -> AdaptiveCurriculum:
-        if isinstance(data, str):
-            data = json.loads(data)
-        if not isinstance(data, Mapping) or data.get("format") != FORMAT:
-            raise ValueError(f"not an adaptive curriculum snapshot (expected format {FORMAT!r})")
-        try:
-            families = data["families"]
-            curriculum = cls(
-                {name: entry["top"] for name, entry in families.items()},
-                target=tuple(data["target"]),
-                spread=data["spread"],
-                min_samples=data["min_samples"],
-                window=data["window"],
-                gain=data["gain"],
-                max_step=data["max_step"],
-                hysteresis=data["hysteresis"],
-                confidence=data.get("confidence", 1.5),
-                start={name: entry["centre"] for name, entry in families.items()},
-            )
-            for name, entry in families.items():
-                state = curriculum._states[name]
-                for value in entry["scores"]:
-                    state.scores.append(_number("score", value))
-                state.since_change = _integer("since_change", entry["since_change"], 0)
-                state.total = _integer("total", entry["total"], 0)
-                state.stale = _integer("stale", entry["stale"], 0)
-                state.moves = [(int(a), float(b), float(c)) for a, b, c in entry["moves"]]
-        except (KeyError, TypeError, AttributeError) as error:
-            raise ValueError(f"malformed adaptive curriculum snapshot: {error!r}") from error
+    def _restore(cls, data: Mapping[str, Any]) -> AdaptiveCurriculum:
+        families = data["families"]
+        curriculum = cls(
+            {name: entry["top"] for name, entry in families.items()},
+            target=tuple(data["target"]),
+            spread=data["spread"],
+            min_samples=data["min_samples"],
+            window=data["window"],
+            gain=data["gain"],
+            max_step=data["max_step"],
+            hysteresis=data["hysteresis"],
+            confidence=data.get("confidence", 1.5),
+            start={name: entry["centre"] for name, entry in families.items()},
+        )
+        for name, entry in families.items():
+            state = curriculum._states[name]
+            restore_evidence(state, entry)
+            state.stale = _integer("stale", entry["stale"], 0)
+            state.moves = [(int(a), float(b), float(c)) for a, b, c in entry["moves"]]
         return curriculum
-
-    def save(self, path: str | os.PathLike[str]) -> None:
-        """Write the snapshot atomically (temp file + rename)."""
-        target = Path(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(
-            "w", dir=target.parent, delete=False, suffix=".tmp", encoding="utf-8"
-        ) as handle:
-            json.dump(self.to_json(), handle, indent=2, sort_keys=True)
-            temp = Path(handle.name)
-        temp.replace(target)
-
-    @classmethod
-    def load(cls, path: str | os.PathLike[str]) -> AdaptiveCurriculum:
-        return cls.from_json(Path(path).read_text(encoding="utf-8"))
 
 
 # -- a scripted learner, to tune and check the controller ------------------------------------

@@ -13,15 +13,14 @@ sits inside the band therefore settles at that level instead of bouncing on nois
 
 from __future__ import annotations
 
-import json
-import math
-import os
-import tempfile
 from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
+
+from generators.snapshot import Snapshotted, restore_evidence
+from generators.snapshot import check_integer as _integer
+from generators.snapshot import check_number as _number
 
 __all__ = ["Curriculum", "FamilyState"]
 
@@ -42,25 +41,16 @@ class FamilyState:
     """(sample count at the change, old level, new level)."""
 
 
-def _number(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ValueError(f"{name} must be a finite number, got {value!r}")
-    return float(value)
-
-
-def _integer(name: str, value: Any, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
-    return value
-
-
-class Curriculum:
+class Curriculum(Snapshotted):
     """Adaptive levels per family.
 
     ``families`` is a list of family names, or a mapping ``{name: number_of_levels}`` to
     avoid importing families (a list looks the level count up in the registry).
     ``target=(low, high)`` is the band of mean score to stay in.
     """
+
+    FORMAT = FORMAT
+    WHAT = "a curriculum"
 
     def __init__(
         self,
@@ -189,72 +179,41 @@ class Curriculum:
         state.scores.clear()
         state.since_change = 0
 
-    # -- persistence -----------------------------------------------------------------
+    # -- persistence (generators.snapshot) -----------------------------------------------
 
-    def to_json(self) -> dict[str, Any]:
-        """A JSON-ready snapshot that :meth:`from_json` restores exactly."""
+    def _settings(self) -> dict[str, Any]:
         return {
-            "format": FORMAT,
             "target": list(self.target),
             "window": self.window,
             "min_samples": self.min_samples,
             "hysteresis": self.hysteresis,
             "check_every": self.check_every,
-            "families": {
-                name: {
-                    "level": state.level,
-                    "levels": state.max_level + 1,
-                    "scores": list(state.scores),
-                    "since_change": state.since_change,
-                    "total": state.total,
-                    "previous_level": state.previous_level,
-                    "changes": [list(change) for change in state.changes],
-                }
-                for name, state in self._states.items()
-            },
+        }
+
+    def _family_json(self, state: FamilyState) -> dict[str, Any]:
+        return {
+            "level": state.level,
+            "levels": state.max_level + 1,
+            "previous_level": state.previous_level,
+            "changes": [list(change) for change in state.changes],
         }
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any] | str) -> Curriculum:
-        if isinstance(data, str):
-            data = json.loads(data)
-        if not isinstance(data, Mapping) or data.get("format") != FORMAT:
-            raise ValueError(f"not a curriculum snapshot (expected format {FORMAT!r})")
-        try:
-            families = data["families"]
-            curriculum = cls(
-                {name: entry["levels"] for name, entry in families.items()},
-                target=tuple(data["target"]),
-                window=data["window"],
-                min_samples=data["min_samples"],
-                start_level={name: entry["level"] for name, entry in families.items()},
-                hysteresis=data["hysteresis"],
-                check_every=data["check_every"],
-            )
-            for name, entry in families.items():
-                state = curriculum._states[name]
-                for value in entry["scores"]:
-                    state.scores.append(_number("score", value))
-                state.since_change = _integer("since_change", entry["since_change"], 0)
-                state.total = _integer("total", entry["total"], 0)
-                previous = entry["previous_level"]
-                state.previous_level = None if previous is None else _integer("previous_level", previous, 0)
-                state.changes = [tuple(int(v) for v in change) for change in entry["changes"]]
-        except (KeyError, TypeError, AttributeError) as error:
-            raise ValueError(f"malformed curriculum snapshot: {error!r}") from error
+    def _restore(cls, data: Mapping[str, Any]) -> Curriculum:
+        families = data["families"]
+        curriculum = cls(
+            {name: entry["levels"] for name, entry in families.items()},
+            target=tuple(data["target"]),
+            window=data["window"],
+            min_samples=data["min_samples"],
+            start_level={name: entry["level"] for name, entry in families.items()},
+            hysteresis=data["hysteresis"],
+            check_every=data["check_every"],
+        )
+        for name, entry in families.items():
+            state = curriculum._states[name]
+            restore_evidence(state, entry)
+            previous = entry["previous_level"]
+            state.previous_level = None if previous is None else _integer("previous_level", previous, 0)
+            state.changes = [tuple(int(v) for v in change) for change in entry["changes"]]
         return curriculum
-
-    def save(self, path: str | os.PathLike[str]) -> None:
-        """Write the snapshot atomically (temp file + rename)."""
-        target = Path(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(
-            "w", dir=target.parent, delete=False, suffix=".tmp", encoding="utf-8"
-        ) as handle:
-            json.dump(self.to_json(), handle, indent=2, sort_keys=True)
-            temp = Path(handle.name)
-        temp.replace(target)
-
-    @classmethod
-    def load(cls, path: str | os.PathLike[str]) -> Curriculum:
-        return cls.from_json(Path(path).read_text(encoding="utf-8"))
