@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from pipeline.cli.common import err, fail, open_bundle, require_port
+from pipeline.server.limits import DEFAULT_MAX_ROWS, DEFAULT_MAX_WRITES
 
 
 def serve(
@@ -16,6 +17,12 @@ def serve(
     max_sessions: int = typer.Option(256, "--max-sessions", min=1, help="open sessions at most; more get 503"),
     session_ttl: float = typer.Option(
         900.0, "--session-ttl", min=0.001, help="seconds a session may idle before it is closed"
+    ),
+    max_writes: int = typer.Option(
+        DEFAULT_MAX_WRITES, "--max-writes", min=0, help="write calls one episode may make (then a limit_exceeded error)"
+    ),
+    max_rows: int = typer.Option(
+        DEFAULT_MAX_ROWS, "--max-rows", min=0, help="rows one episode may create (then a limit_exceeded error)"
     ),
     max_body: int = typer.Option(1 << 20, "--max-body", min=1024, help="largest request body in bytes (413 above)"),
     allowed_host: list[str] | None = typer.Option(
@@ -107,6 +114,8 @@ def serve(
             allowed_hosts=allowed_host or None,
             body_timeout=timeout,
             trainer_token=trainer_token,
+            max_writes=max_writes,
+            max_rows=max_rows,
         )
         return
     try:
@@ -120,6 +129,8 @@ def serve(
             body_timeout=timeout,
             trainer_token=trainer_token,
             trajectories=trajectories,
+            max_writes=max_writes,
+            max_rows=max_rows,
         )
     except BundleError as exc:
         fail(str(exc), "refused")

@@ -37,6 +37,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Route
 
 from pipeline.server.guard import DEFAULT_BODY_TIMEOUT, RequestGuard, allowed_hosts_from_env
+from pipeline.server.limits import DEFAULT_MAX_ROWS, DEFAULT_MAX_WRITES
 from pipeline.server.openapi import BODIES, SHAPES, served_openapi
 from pipeline.server.sessions import SessionManager, UnknownSession
 from pipeline.server.trainer import OPENS_EPISODES, add_trainer_routes, check_token, new_token
@@ -54,7 +55,11 @@ _STATUS = {
     "episode_over": 409,
     "payload_too_large": 413,
     "unavailable": 503,
+    "limit_exceeded": 429,
 }
+MCP_SESSIONS_PER_SLOT = 4
+"""MCP transport sessions allowed per environment session slot: an agent's MCP session holds no
+environment session (it names the trainer's), so several clients may come and go per episode."""
 
 
 def _moved(path: str) -> bool:
@@ -130,6 +135,8 @@ def create_app(
     trajectories: str | Path | None = None,
     worker: int | None = None,
     worker_sockets: Sequence[str] | None = None,
+    max_writes: int = DEFAULT_MAX_WRITES,
+    max_rows: int = DEFAULT_MAX_ROWS,
 ) -> FastAPI:
     """One process serving many isolated sessions of one bundle.
 
@@ -158,7 +165,13 @@ def create_app(
 
     prefix = session_prefix(worker) if worker is not None else ""
     manager = SessionManager(
-        bundle_path, max_sessions=max_sessions, session_ttl=session_ttl, wrap=wrap, id_prefix=prefix
+        bundle_path,
+        max_sessions=max_sessions,
+        session_ttl=session_ttl,
+        wrap=wrap,
+        id_prefix=prefix,
+        max_writes=max_writes,
+        max_rows=max_rows,
     )
     mcp_server = _mcp_server(manager, token)
     validators = {name: Draft202012Validator(schema) for name, schema in BODIES.items()}
@@ -229,7 +242,13 @@ def create_app(
     @app.get("/health", include_in_schema=False)
     async def health() -> JSONResponse:
         return _ok(
-            {"status": "ok", "bundle": manager.bundle.ref, "digest": manager.bundle.digest, "sessions": len(manager)}
+            {
+                "status": "ok",
+                "bundle": manager.bundle.ref,
+                "digest": manager.bundle.digest,
+                "sessions": len(manager),
+                "mcp_sessions": mcp_sessions(mcp_server),
+            }
         )
 
     @app.post("/sessions/{session_id}/step", include_in_schema=False)
@@ -270,14 +289,39 @@ def create_app(
             json_response=True,
             max_request_body_size=max_body_bytes,
             session_idle_timeout=max(session_ttl, 1.0),
-            max_sessions=max_sessions,
+            max_sessions=max_sessions * MCP_SESSIONS_PER_SLOT,
             host=host or "0.0.0.0",
             # The request guard checks Host and Origin for every route, /mcp included, against
             # the configured hosts; a second, fixed loopback-only check here would override them.
             transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
         )
+        retry_after = str(manager.retry_after)
+        for route in mcp_app.routes:
+            route.app = RetryAfter(route.app, retry_after)  # type: ignore[attr-defined]
         app.router.routes.extend(mcp_app.routes)
     return app
+
+
+def mcp_sessions(mcp_server: Any) -> int:
+    """Open MCP transport sessions (the ``mcp`` library's own, one per handshake-era client)."""
+    manager = getattr(mcp_server, "_session_manager", None) if mcp_server is not None else None
+    return len(getattr(manager, "_server_instances", ()) or ())
+
+
+class RetryAfter:
+    """ASGI wrapper: a 503 (the ``mcp`` library's "too many open sessions") gains a Retry-After header."""
+
+    def __init__(self, app: Any, seconds: str) -> None:
+        self.app, self.seconds = app, seconds.encode()
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        async def send_with_retry(message: Any) -> None:
+            if message["type"] == "http.response.start" and message["status"] == 503:
+                headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"retry-after"]
+                message = {**message, "headers": [*headers, (b"retry-after", self.seconds)]}
+            await send(message)
+
+        await self.app(scope, receive, send_with_retry)
 
 
 def _mcp_server(manager: SessionManager, token: str | None = None) -> Any:
@@ -291,7 +335,7 @@ def _mcp_server(manager: SessionManager, token: str | None = None) -> Any:
 
 
 async def _reap_forever(manager: SessionManager) -> None:
-    interval = min(max(manager.session_ttl / 4, 0.05), 30.0)
+    interval = manager.reap_interval
     while True:
         await asyncio.sleep(interval)
         reaped = manager.reap()

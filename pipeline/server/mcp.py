@@ -13,8 +13,14 @@ a fresh connection, and MCP clients from exhausting the sessions.
 A request carrying the trainer token (``Authorization: Bearer``) is the trainer's loop, and
 keeps what a trainer-driven MCP loop needs: without a named session, a handshake-era
 (stateful) MCP session gets one environment session (keyed on the ``mcp-session-id``,
-opened on its first call and closed when the MCP session ends) and a stateless call a new
-one; and the episode-control tools ``synthenv_reset`` (a new episode, optionally a given
+opened on its first call and closed when the MCP session ends). A stateless call (the
+2026 protocol, which the official client picks by default) has no MCP session to key on:
+it runs in the session its HTTP connection opened, and ``synthenv_reset`` naming no
+session opens that one, closing the one the connection opened before; any other call on a
+connection that opened none is a ``no_episode`` error. So a client that never says goodbye
+holds at most one session per connection, reaped like any other after ``session_ttl`` of
+idling (a new connection does not silently continue an old episode: name it). And the
+episode-control tools ``synthenv_reset`` (a new episode, optionally a given
 task and seed) and ``synthenv_verify`` (the full verdict on the current state) are listed
 and callable. Without the token they are neither.
 
@@ -132,6 +138,13 @@ NO_EPISODE = (
 )
 
 
+NO_STATELESS_EPISODE = (
+    f"this stateless call names no episode and its connection opened none: call {RESET} first (its result "
+    f"names the session), or name one (the {SESSION_HEADER} header or _meta[{SESSION_META!r}]); "
+    "a new connection does not continue another connection's episode"
+)
+
+
 class _Binder:
     """Maps a call to an environment session (see the module docstring for the order)."""
 
@@ -143,7 +156,8 @@ class _Binder:
     def __len__(self) -> int:
         return len(self._by_mcp_id)
 
-    def session_id(self, ctx: Any, trainer: bool = False) -> str:
+    def session_id(self, ctx: Any, trainer: bool = False, opens: bool = False) -> str:
+        """The environment session ``ctx`` runs in; ``opens``: the call is ``synthenv_reset``."""
         meta = getattr(ctx, "meta", None) or {}
         explicit = meta.get(SESSION_META) if isinstance(meta, dict) else None
         headers = _headers(ctx)
@@ -159,7 +173,7 @@ class _Binder:
         # exit_stack when that session ends; the low-level request context reaches it only here.
         connection = getattr(getattr(ctx, "session", None), "_connection", None)
         if str(getattr(ctx, "protocol_version", "")) in MODERN_PROTOCOL_VERSIONS or connection is None:
-            return self.manager.create()[0]
+            return self._stateless(ctx, opens)
         mcp_id = headers.get("mcp-session-id") if headers is not None else None
         key = str(mcp_id or getattr(connection, "session_id", None) or f"connection:{id(connection)}")
         sid = self._by_mcp_id.get(key)
@@ -170,6 +184,30 @@ class _Binder:
             connection.exit_stack.callback(self.release, key)
         self._by_mcp_id[key] = sid
         return sid
+
+    def _stateless(self, ctx: Any, opens: bool) -> str:
+        """A stateless trainer call naming no session: its connection's session (``opens``: a new one)."""
+        client = getattr(getattr(ctx, "request", None), "client", None)
+        key = f"http:{client[0]}:{client[1]}" if client else None
+        sid = self._by_mcp_id.get(key) if key is not None else None
+        if not opens:
+            if sid is None or not self.manager.is_open(sid):
+                raise NoEpisode(NO_STATELESS_EPISODE)
+            return sid
+        if sid is not None:
+            self.manager.close(sid)  # this connection's previous episode: one session per connection
+        sid = self.manager.create()[0]
+        if key is not None:
+            self._prune()
+            self._by_mcp_id[key] = sid
+        return sid
+
+    def _prune(self) -> None:
+        """Forget connections whose session is gone (closed or reaped), so the map stays as small as the sessions."""
+        if len(self._by_mcp_id) > 2 * self.manager.max_sessions:
+            for key, sid in list(self._by_mcp_id.items()):
+                if key.startswith("http:") and not self.manager.is_open(sid):
+                    del self._by_mcp_id[key]
 
     def release(self, key: str) -> None:
         """The MCP session ``key`` ended: close its environment session."""
@@ -220,7 +258,7 @@ def build_mcp_server(manager: SessionManager, trainer_token: str | None = None) 
         if name not in names and name != ANSWER and (name not in CONTROL_TOOLS or not trainer):
             return _error("not_found", f"unknown tool {name[:80]!r}; tools/list names them")
         try:
-            sid = binder.session_id(ctx, trainer)
+            sid = binder.session_id(ctx, trainer, opens=name == RESET)
         except NoEpisode as exc:
             return _error("no_episode", str(exc))
         except UnknownSession as exc:

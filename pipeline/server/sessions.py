@@ -27,6 +27,7 @@ from typing import Any
 from cachetools import TTLCache
 
 from pipeline.runtime.environment import Environment
+from pipeline.server.limits import DEFAULT_MAX_ROWS, DEFAULT_MAX_WRITES, Budget
 
 MAX_SEED = 2**63 - 1
 
@@ -72,6 +73,8 @@ class SessionManager:
         clock: Callable[[], float] = time.monotonic,
         wrap: Callable[[Environment], Any] | None = None,
         id_prefix: str = "",
+        max_writes: int = DEFAULT_MAX_WRITES,
+        max_rows: int = DEFAULT_MAX_ROWS,
     ) -> None:
         if max_sessions < 1:
             raise ValueError(f"max_sessions must be at least 1, got {max_sessions}")
@@ -84,12 +87,24 @@ class SessionManager:
         self._clock = clock
         self._wrap = wrap
         """Applied to every fork (e.g. a trajectory log); the result must keep Environment's API."""
+        self.max_writes, self.max_rows = max_writes, max_rows
+        """Per-episode budgets of every session (:class:`pipeline.server.limits.Budget`)."""
         self._prefix = id_prefix
         """Starts every session id (names the worker process that holds it, see ``server.workers``)."""
         self._sessions = _Sessions(maxsize=max_sessions, ttl=self.session_ttl, timer=clock)
         # Server-drawn seeds come from the OS, so they never repeat across restarts.
         self._seeds = random.SystemRandom()
         self._tasks = {t.id for t in self.template.tasks}
+
+    @property
+    def reap_interval(self) -> float:
+        """Seconds between the server's reaps of idle sessions."""
+        return min(max(self.session_ttl / 4, 0.05), 30.0)
+
+    @property
+    def retry_after(self) -> int:
+        """Seconds a client refused for capacity should wait (Retry-After): a reap may free a slot by then."""
+        return max(1, round(self.reap_interval))
 
     def __len__(self) -> int:
         self._sessions.expire()
@@ -101,10 +116,12 @@ class SessionManager:
     def has_task(self, task_id: str) -> bool:
         return task_id in self._tasks
 
-    def _fork(self) -> Environment:
-        """A new Environment sharing the template's read-only parts (reset gives it its own session and RNG)."""
+    def _fork(self) -> Any:
+        """A new Environment sharing the template's read-only parts (reset gives it its own session and
+        RNG), under the per-episode write budget; it keeps Environment's API."""
         env = Environment(self.bundle)
-        return self._wrap(env) if self._wrap is not None else env
+        wrapped = self._wrap(env) if self._wrap is not None else env
+        return Budget(wrapped, self.max_writes, self.max_rows)
 
     def _seed(self, seed: int | None) -> int:
         # Always reset with a seed so each fork owns its RNG; a server-drawn one is reported in ``info``.
@@ -125,7 +142,7 @@ class SessionManager:
         self._sessions[session_id] = env
         return session_id, obs, {**info, "seed": seed}
 
-    def get(self, session_id: str) -> Environment:
+    def get(self, session_id: str) -> Any:
         env = self._sessions.get(session_id)
         if env is None:
             raise UnknownSession(session_id)

@@ -134,7 +134,7 @@ def add_trainer_routes(
             sid, obs, info = manager.create(task_id=args.get("task_id"), seed=args.get("seed"))
         except CapacityError as exc:
             message = {"code": "unavailable", "message": str(exc)}
-            return JSONResponse(message, status_code=503, headers={"Retry-After": "1"})
+            return JSONResponse(message, status_code=503, headers={"Retry-After": str(manager.retry_after)})
         except ValueError as exc:
             raise not_found(str(exc)) from None
         return JSONResponse({"session_id": sid, "observation": obs, "info": info}, status_code=201)
