@@ -10,8 +10,15 @@ several connections) is forwarded to its owner over that socket by :class:`Stick
 answer relayed unchanged. A client that keeps one keep-alive connection per session (the
 usual case) is never forwarded.
 
-MCP sessions belong to the ``mcp`` library, which names them itself: with several
-workers an MCP client must keep its connection (a reconnecting one gets a new session).
+MCP sessions belong to the ``mcp`` library, which names them itself and keeps them in
+one process. :class:`Sticky` names the worker in them too: the ``mcp-session-id`` a worker
+answers with gains its ``w{index}.`` prefix (stripped again before the library reads it),
+and a request whose ``mcp-session-id`` names another worker is forwarded there, taking
+precedence over ``X-Session-Id`` (an MCP session and the episode it names were opened on
+one worker: the opening request, which has no ``mcp-session-id``, is routed by its
+``X-Session-Id``). Forwarded responses are streamed, so an MCP event stream (GET) works
+through another worker and ends when its client leaves. A session named only in a
+request's ``_meta`` is not routed (the body is not read): name it in the header.
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from pipeline.tools.openapi import SESSION_HEADER
 
 _HEADER = SESSION_HEADER.lower().encode()
+_MCP_HEADER = b"mcp-session-id"
 
 
 def session_prefix(worker: int) -> str:
@@ -57,20 +65,44 @@ def _session_of(scope: Scope) -> str | None:
 
 
 class Sticky:
-    """ASGI middleware: forward a request naming another worker's session to that worker."""
+    """ASGI middleware: forward a request naming another worker's session (environment or MCP) to that
+    worker; name this worker in the MCP session ids it hands out."""
 
     def __init__(self, app: ASGIApp, worker: int, sockets: list[str]) -> None:
         self.app, self.worker, self.sockets = app, worker, sockets
+        self._prefix = session_prefix(worker).encode()
         self._clients: dict[int, Any] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            sid = _session_of(scope)
-            target = owner(sid) if sid else None
-            if target is not None and target != self.worker and 0 <= target < len(self.sockets):
-                await self._forward(target, scope, receive, send)
-                return
-        await self.app(scope, receive, send)
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        mcp_id = _header(scope, _MCP_HEADER)
+        sid = mcp_id.decode("latin-1") if mcp_id is not None and owner(mcp_id.decode("latin-1")) is not None else None
+        sid = sid or _session_of(scope)
+        target = owner(sid) if sid else None
+        if target is not None and target != self.worker and 0 <= target < len(self.sockets):
+            await self._forward(target, scope, receive, send)
+            return
+        if mcp_id is not None and mcp_id.startswith(self._prefix):
+            inner = mcp_id[len(self._prefix) :]
+            headers = [(k, inner if k == _MCP_HEADER else v) for k, v in scope["headers"]]
+            scope = {**scope, "headers": headers}
+        await self.app(scope, receive, self._naming(send))
+
+    def _naming(self, send: Send) -> Send:
+        """``send`` with this worker's prefix on the ``mcp-session-id`` of a response."""
+        prefix = self._prefix
+
+        async def naming(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                headers = message.get("headers", [])
+                if any(k.lower() == _MCP_HEADER for k, _ in headers):
+                    named = [(k, prefix + v if k.lower() == _MCP_HEADER else v) for k, v in headers]
+                    message = {**message, "headers": named}
+            await send(message)
+
+        return naming
 
     def _client(self, target: int) -> Any:
         import httpx
@@ -78,11 +110,15 @@ class Sticky:
         client = self._clients.get(target)
         if client is None:
             transport = httpx.AsyncHTTPTransport(uds=self.sockets[target])
-            client = httpx.AsyncClient(transport=transport, base_url="http://worker", timeout=60)
+            # No read deadline: an MCP event stream may idle; it ends when its client leaves.
+            timeout = httpx.Timeout(60.0, read=None)
+            client = httpx.AsyncClient(transport=transport, base_url="http://worker", timeout=timeout)
             self._clients[target] = client
         return client
 
     async def _forward(self, target: int, scope: Scope, receive: Receive, send: Send) -> None:
+        import anyio
+
         body = b""
         while True:
             message = await receive()
@@ -93,11 +129,36 @@ class Sticky:
         if scope.get("query_string"):
             path += "?" + scope["query_string"].decode("latin-1")
         headers = [(k, v) for k, v in scope["headers"] if k not in (b"content-length", b"transfer-encoding")]
-        reply = await self._client(target).request(scope["method"], path, headers=headers, content=body)
-        out = [(k, v) for k, v in reply.headers.raw if k.lower() not in (b"content-length", b"transfer-encoding")]
-        out.append((b"content-length", str(len(reply.content)).encode()))
-        await send({"type": "http.response.start", "status": reply.status_code, "headers": out})
-        await send({"type": "http.response.body", "body": reply.content})
+        client = self._client(target)
+        request = client.build_request(scope["method"], path, headers=headers, content=body)
+        reply = await client.send(request, stream=True)
+        try:
+            async with anyio.create_task_group() as group:
+
+                async def until_client_leaves() -> None:
+                    while (await receive())["type"] != "http.disconnect":
+                        pass
+                    group.cancel_scope.cancel()
+
+                group.start_soon(until_client_leaves)
+                hop = (b"content-length", b"transfer-encoding")
+                out = [(k, v) for k, v in reply.headers.raw if k.lower() not in hop]
+                if "content-length" in reply.headers:
+                    out.append((b"content-length", reply.headers["content-length"].encode()))
+                await send({"type": "http.response.start", "status": reply.status_code, "headers": out})
+                async for chunk in reply.aiter_raw():
+                    await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                await send({"type": "http.response.body", "body": b""})
+                group.cancel_scope.cancel()
+        finally:
+            await reply.aclose()
+
+
+def _header(scope: Scope, name: bytes) -> bytes | None:
+    for key, value in scope["headers"]:
+        if key == name:
+            return bytes(value)
+    return None
 
 
 def serve_workers(
