@@ -43,6 +43,7 @@ pytestmark = pytest.mark.anyio
 TOKEN = "attack-sessions-trainer-token"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 BASE = "http://127.0.0.1:8000"
+CLIENT_INFO = {"name": "attack", "version": "1"}
 
 
 @pytest.fixture
@@ -191,9 +192,11 @@ async def test_1000_calls_of_the_default_official_client_hold_one_session(store_
             counts.add(health(base)["sessions"])
         rest = httpx.post(f"{base}/trainer/sessions", json={}, headers=AUTH)
         assert protocol in MODERN_PROTOCOL_VERSIONS  # the default client picks the stateless protocol
-        assert unnamed.is_error and _code(unnamed) == "no_episode" and RESET in json.loads(unnamed.content[0].text)[
-            "message"
-        ]
+        assert (
+            unnamed.is_error
+            and _code(unnamed) == "no_episode"
+            and RESET in json.loads(unnamed.content[0].text)["message"]
+        )
         assert not started.is_error and started.meta[SESSION_META] != again.meta[SESSION_META]
         assert errors == 0 and counts == {1}
         assert rest.status_code == 201
@@ -224,7 +227,7 @@ async def test_abandoned_connections_are_refused_promptly_at_capacity_and_reaped
                 "jsonrpc": "2.0",
                 "id": 1,
                 "method": "initialize",
-                "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+                "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": CLIENT_INFO},
             },
             headers={"Accept": "application/json, text/event-stream"},
         )
