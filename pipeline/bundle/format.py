@@ -18,9 +18,11 @@ import gzip
 import hashlib
 import json
 import os
+import shutil
 import sqlite3
 import stat
 import tarfile
+import tempfile
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -74,8 +76,92 @@ def parse_manifest(raw: bytes | str, where: str) -> dict[str, Any]:
     return value
 
 
+IMAGE_LIMIT = int(os.environ.get("SYNTHENV_IMAGE_LIMIT", 256 << 20))
+"""States larger than this (bytes) stay files (:class:`StateFile`) instead of in-memory images.
+
+SQLite refuses to grow an image loaded with ``deserialize`` (or any ``memdb`` database) past
+1 GiB and cannot serialise one of 2 GiB at all; below the limit an image is the faster copy.
+``$SYNTHENV_IMAGE_LIMIT`` sets it (tests set it low to run small states through the file path)."""
+
+
+class StateFile(bytes):
+    """A state kept as a file, standing where its serialised image would.
+
+    Every function that hands a state along takes ``bytes``; this subclass keeps those
+    signatures while holding no SQLite data: its value is the file's identity (path, size,
+    modification time, inode), so two handles on the same unchanged file compare equal.
+    ``pipeline.tools.executor.open_copy`` opens a private copy of it (:meth:`copy`) and the
+    runtime's sessions share one file-backed base (``pipeline.runtime.session``). The file must
+    not change while handles on it live: :meth:`check` refuses one that did.
+    """
+
+    path: Path
+
+    def __new__(cls, path: str | Path) -> StateFile:
+        resolved = Path(path).resolve()
+        st = resolved.stat()
+        with resolved.open("rb") as fh:
+            header = fh.read(100)
+        if not header.startswith(b"SQLite format 3\x00") or header[18:20] != b"\x01\x01":
+            raise BundleError(f"{resolved}: not a SQLite database in rollback-journal mode")
+        self = super().__new__(cls, f"state-file:{resolved}:{st.st_size}:{st.st_mtime_ns}:{st.st_ino}".encode())
+        self.path = resolved
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (StateFile, (self.path,))
+
+    def check(self) -> None:
+        """Refuse a file that changed since this handle was taken (a copy would not be the state)."""
+        if StateFile(self.path) != self:
+            raise BundleError(f"{self.path} changed while in use as a state")
+
+    def copy(self, to: Path | None = None) -> sqlite3.Connection:
+        """A private read-write copy, autocommit, journal in memory.
+
+        Without ``to`` the copy is a temporary file unlinked at once: the connection holds the only
+        reference, so its disk space returns when the connection closes, even after a crash.
+        """
+        self.check()
+        if to is None:
+            fd, name = tempfile.mkstemp(prefix="synthenv-copy-", suffix=".sqlite")
+            os.close(fd)
+            target = Path(name)
+        else:
+            target = to
+        try:
+            shutil.copyfile(self.path, target)
+            return open_state_file(target)
+        finally:
+            if to is None:
+                target.unlink()
+
+
+def open_state_file(path: Path, *, readonly: bool = False, nolock: bool = False) -> sqlite3.Connection:
+    """A connection to a state file, autocommit, reading through a memory map.
+
+    ``readonly`` opens it immutable (no locks, no change checks: nothing may write it); otherwise
+    the journal is kept in memory, so no journal file appears beside it and it may be unlinked
+    while open. ``nolock``: connections do not lock each other out (the runtime's sessions, which
+    never commit).
+    """
+    query = "?mode=ro&immutable=1" if readonly else "?nolock=1" if nolock else ""
+    conn = sqlite3.connect(f"{path.resolve().as_uri()}{query}", uri=True, check_same_thread=False, isolation_level=None)
+    try:
+        if not readonly:
+            conn.execute("PRAGMA journal_mode = MEMORY")
+        conn.execute(f"PRAGMA mmap_size = {1 << 40}")
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
 def serialise(path: Path) -> bytes:
-    """The bytes of a SQLite file as SQLite itself serialises it (read-only, immutable open)."""
+    """The bytes of a SQLite file as SQLite itself serialises it (read-only, immutable open), or,
+    over :data:`IMAGE_LIMIT`, a :class:`StateFile` on it."""
+    if Path(path).stat().st_size > IMAGE_LIMIT:
+        return StateFile(path)
     src = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro&immutable=1", uri=True)
     try:
         return src.serialize()

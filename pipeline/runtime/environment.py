@@ -39,7 +39,7 @@ from pipeline.bundle.format import Bundle, BundleError, load_bundle
 from pipeline.runtime.session import Session
 from pipeline.runtime.task import Task
 from pipeline.runtime.verify import Verdict, for_task
-from pipeline.tools.executor import Executor, ToolError, open_copy
+from pipeline.tools.executor import Executor, ToolError, open_reading
 from pipeline.tools.jsonvalues import check_json, json_problem
 from pipeline.tools.specs import Toolset
 from pipeline.world.ddl import undeclared_objects, unreadable_values
@@ -80,7 +80,7 @@ def _refused(action: Any, problem: str, info: Info) -> tuple[Observation, float,
 def _check_state_objects(bundle: Bundle, schema: Schema, state: bytes) -> None:
     """Refuse a state holding schema objects (triggers, views, tables, indexes) schema.json does not
     declare, or values it does not allow (see :func:`unreadable_values`)."""
-    conn = open_copy(state)
+    conn = open_reading(state)
     try:
         problems = undeclared_objects(schema, conn) or unreadable_values(schema, conn)
     finally:

@@ -14,8 +14,17 @@ Two kinds of session share this class:
   Reads of unwritten pages are memory copies from the shared base into a small
   per-connection cache (:data:`PAGE_CACHE_KB`), so a thousand sessions cost a thousand
   small caches, not a thousand states.
-* **private** (the default): the session deserialises its own in-memory copy, for
-  build-time code that attaches other databases to the session's connection (SQLite
+
+  A state over :data:`~pipeline.bundle.format.IMAGE_LIMIT` (a
+  :class:`~pipeline.bundle.format.StateFile`: SQLite caps a memdb database at 1 GiB) gets a
+  file-backed base instead: one temporary copy of the state file with the write log built in,
+  which sessions open with ``nolock`` and read through a memory map (the OS page cache is the
+  one shared copy), and which the verifier reads through one immutable connection. The rest
+  is the same: the never-committed transaction keeps each session's writes in its own cache
+  (with ``cache_spill`` off nothing reaches the file), commits are refused, reset is a
+  rollback. The file is removed when the last session of its executor is gone.
+* **private** (the default): the session opens its own copy (in memory, or a temporary file
+  for a state kept as a file), for build-time code that attaches other databases to the session's connection (SQLite
   cannot detach inside an open transaction).
 
 Every session carries a write log: a table and, on every table of the schema, triggers
@@ -38,11 +47,14 @@ import itertools
 import logging
 import os
 import sqlite3
+import tempfile
 import weakref
 from dataclasses import dataclass, field
 from functools import cached_property
+from pathlib import Path
 from typing import Any
 
+from pipeline.bundle.format import StateFile, open_state_file
 from pipeline.runtime.verify import WRITE_LOG, Touched, Verdict, Verifier, error_verdict, verify
 from pipeline.tools.executor import Executor, ToolSpec, open_copy
 
@@ -68,17 +80,25 @@ def _connect(uri: str) -> sqlite3.Connection:
 class _Prepared:
     initial: bytes
     uri: str
-    """Where sessions open the shared base (an in-process memdb database)."""
+    """Where sessions open the shared base (an in-process memdb database), if it is in memory."""
     reference: sqlite3.Connection
     """A read-only connection to the shared base (the initial state plus the write log), which
     keeps the memdb alive and which every session's verification reads."""
+    file: Path | None = None
+    """The base when it is file-backed (a state too large for memory); removed with this object."""
     resolved: dict[tuple[str, str], int] = field(default_factory=dict)
     """Natural keys of expected changes already resolved to ids in the (immutable) initial state."""
 
     @cached_property
     def image(self) -> bytes:
-        """The base serialised: what each private session deserialises."""
-        return self.reference.serialize()
+        """The base as a state: what each private session copies."""
+        return StateFile(self.file) if self.file is not None else self.reference.serialize()
+
+    def connect(self) -> sqlite3.Connection:
+        """A new connection to the shared base for a session."""
+        if self.file is not None:
+            return open_state_file(self.file, nolock=True)
+        return _connect(self.uri)
 
 
 _PREPARED: weakref.WeakKeyDictionary[Executor, _Prepared] = weakref.WeakKeyDictionary()
@@ -90,6 +110,12 @@ def _prepared(initial: bytes, executor: Executor) -> _Prepared:
     hit = _PREPARED.get(executor)
     if hit is not None and (hit.initial is initial or hit.initial == initial):
         return hit
+    prepared = _file_base(initial, executor) if isinstance(initial, StateFile) else _memory_base(initial, executor)
+    _PREPARED[executor] = prepared
+    return prepared
+
+
+def _memory_base(initial: bytes, executor: Executor) -> _Prepared:
     uri = f"file:/synthenv-{os.getpid()}-{next(_NAMES)}?vfs=memdb&nolock=1"
     source = tracked_connection(initial, executor)
     try:
@@ -98,9 +124,33 @@ def _prepared(initial: bytes, executor: Executor) -> _Prepared:
     finally:
         source.close()
     reference.execute("PRAGMA query_only = ON")
-    prepared = _Prepared(initial, uri, reference)
-    _PREPARED[executor] = prepared
+    return _Prepared(initial, uri, reference)
+
+
+def _file_base(initial: StateFile, executor: Executor) -> _Prepared:
+    """The shared base of a state kept as a file: a temporary copy with the write log built in."""
+    fd, name = tempfile.mkstemp(prefix="synthenv-base-", suffix=".sqlite")
+    os.close(fd)
+    path = Path(name)
+    try:
+        conn = initial.copy(to=path)
+        try:
+            _add_write_log(conn, executor)
+        finally:
+            conn.close()
+        reference = open_state_file(path, readonly=True)
+    except BaseException:
+        path.unlink(missing_ok=True)
+        raise
+    reference.execute("PRAGMA query_only = ON")
+    prepared = _Prepared(initial, path.as_uri(), reference, path)
+    weakref.finalize(prepared, _remove, path, reference)
     return prepared
+
+
+def _remove(path: Path, reference: sqlite3.Connection) -> None:
+    reference.close()
+    path.unlink(missing_ok=True)
 
 
 def tracked_connection(initial: bytes, executor: Executor) -> sqlite3.Connection:
@@ -109,6 +159,16 @@ def tracked_connection(initial: bytes, executor: Executor) -> sqlite3.Connection
     Building the triggers costs about 0.5 ms per table, so it is done once per state, not per session.
     """
     conn = open_copy(initial)
+    try:
+        _add_write_log(conn, executor)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _add_write_log(conn: sqlite3.Connection, executor: Executor) -> None:
+    """The write log table and, on every table of the schema, its triggers, committed."""
     try:
         conn.execute("BEGIN")
         conn.execute(f"CREATE TABLE main.{WRITE_LOG} (tbl TEXT NOT NULL, id INTEGER NOT NULL)")
@@ -122,9 +182,9 @@ def tracked_connection(initial: bytes, executor: Executor) -> sqlite3.Connection
                 )
         conn.execute("COMMIT")
     except BaseException:
-        conn.close()
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
         raise
-    return conn
 
 
 def tracked_image(initial: bytes, executor: Executor) -> bytes:
@@ -149,7 +209,7 @@ class Session:
     def _open(self) -> sqlite3.Connection:
         if not self.shared:
             return open_copy(self._prepared.image)
-        conn = _connect(self._prepared.uri)
+        conn = self._prepared.connect()
         try:
             conn.execute("PRAGMA foreign_keys = ON")
             conn.execute(f"PRAGMA cache_size = -{PAGE_CACHE_KB}")

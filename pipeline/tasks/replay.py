@@ -23,7 +23,7 @@ from typing import Any
 
 from pipeline.runtime.session import Session
 from pipeline.runtime.task import ToolCall
-from pipeline.tools.executor import Executor, ToolError, open_copy
+from pipeline.tools.executor import Executor, ToolError, open_reading
 from pipeline.tools.specs import ToolSpec
 from pipeline.world.sqlnames import quote_ident
 
@@ -76,9 +76,7 @@ class Replayer:
         self.executor = replay_executor(executor)
         self.session = Session(initial, self.executor)
         self._own_reference = reference is None
-        self.reference = reference if reference is not None else open_copy(initial)
-        if self._own_reference:
-            self.reference.execute("PRAGMA query_only = ON")
+        self.reference = reference if reference is not None else open_reading(initial)
         self._key: str | None = None
         self.first_error: ToolError | None = None
         """The first call the live replay's tools refused (None when every call went through)."""

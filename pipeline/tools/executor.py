@@ -15,6 +15,7 @@ from typing import Any
 import jsonschema_rs
 from jsonschema import Draft202012Validator
 
+from pipeline.bundle.format import StateFile, open_state_file
 from pipeline.tools.errors import ToolError, as_tool_error, describe, leaf_errors, nice, options
 from pipeline.tools.guard import Guard, Touched
 from pipeline.tools.jsonvalues import json_problem
@@ -35,10 +36,27 @@ _RANGE_SUFFIXES = (("_min", ">="), ("_max", "<="), ("_from", ">="), ("_to", "<="
 
 
 def open_copy(initial: bytes) -> sqlite3.Connection:
-    """A private in-memory copy of a serialised state, foreign keys enforced, autocommit."""
-    conn = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
-    conn.deserialize(initial)
+    """A private copy of a state, foreign keys enforced, autocommit: in memory from a serialised
+    image, or a temporary file for a :class:`~pipeline.bundle.format.StateFile` (a state too large
+    for an image)."""
+    if isinstance(initial, StateFile):
+        conn = initial.copy()
+    else:
+        conn = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
+        conn.deserialize(initial)
     conn.execute("PRAGMA foreign_keys = ON")
+    return conn
+
+
+def open_reading(initial: bytes) -> sqlite3.Connection:
+    """A read-only view of a state: the file itself, opened immutable, for a
+    :class:`~pipeline.bundle.format.StateFile` (no copy of a large state), else an in-memory copy."""
+    if isinstance(initial, StateFile):
+        initial.check()
+        conn = open_state_file(initial.path, readonly=True)
+    else:
+        conn = open_copy(initial)
+    conn.execute("PRAGMA query_only = ON")
     return conn
 
 
