@@ -64,6 +64,7 @@ from openenv.core.env_server.mcp_types import (
 from openenv.core.env_server.types import Action, ConcurrencyConfig, EnvironmentMetadata, Observation
 
 from pipeline.integrations.episode import agent_info, is_procedural, open_env, status_of
+from pipeline.integrations.openenv_guard import SessionCreateNeedsToken
 from pipeline.integrations.openenv_models import BundleAction, BundleObservation, BundleState
 from pipeline.integrations.trajectory import RecordTrajectory, TrajectoryWriter
 from pipeline.server.guard import DEFAULT_BODY_TIMEOUT, RequestGuard, allowed_hosts_from_env
@@ -377,7 +378,9 @@ def create_openenv_app(
     It runs behind ``synthenv serve``'s guard (:class:`pipeline.server.guard.RequestGuard`):
     loopback hosts and origins only unless ``allowed_hosts`` (or ``SYNTHENV_ALLOWED_HOSTS``)
     says otherwise, for HTTP and the WebSocket alike; JSON bodies only, at most
-    ``max_body_bytes``, read within ``body_timeout`` seconds."""
+    ``max_body_bytes``, read within ``body_timeout`` seconds. With a ``trainer_token``, a session
+    opened over HTTP (``openenv/session/create``) needs it too
+    (:mod:`pipeline.integrations.openenv_guard`): the slots are the WebSocket clients'."""
     if max_sessions < 1:
         raise ValueError(f"max_sessions must be at least 1, got {max_sessions}")
     if trainer_token is not None:
@@ -395,6 +398,8 @@ def create_openenv_app(
     _stateless_routes_refuse(app)
     app.state.bundle = factory.template.bundle  # type: ignore[attr-defined]
     app.add_middleware(_QuietDisconnect)
+    if trainer_token is not None:  # inside the guard: HTTP sessions are the trainer's
+        app.add_middleware(SessionCreateNeedsToken, token=trainer_token)
     app.add_middleware(
         RequestGuard,
         allowed_hosts=list(allowed_hosts) if allowed_hosts is not None else allowed_hosts_from_env(),
