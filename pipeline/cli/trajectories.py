@@ -1,4 +1,5 @@
-"""``synthenv trajectories export``: trajectory logs (JSONL) to one Parquet file through DuckDB."""
+"""``synthenv trajectories export``: trajectory logs (JSONL) to one Parquet or JSONL file through DuckDB,
+or to ATIF documents (one per episode, :mod:`pipeline.harbor.atif`)."""
 
 from __future__ import annotations
 
@@ -15,19 +16,34 @@ trajectories_app = typer.Typer(no_args_is_help=True, help="Work with recorded ep
 @trajectories_app.command("export")
 def export(
     files: list[Path] = typer.Argument(..., help="trajectory JSONL files (RecordTrajectory or serve --trajectories)"),
-    fmt: str = typer.Option("parquet", "--format", help="parquet or jsonl"),
-    dest: Path = typer.Option(Path("trajectories.parquet"), "--out", help="file to write"),
+    fmt: str = typer.Option("parquet", "--format", help="parquet, jsonl or atif"),
+    dest: Path | None = typer.Option(
+        None,
+        "--out",
+        help="file to write (default: beside the first input, FILE.parquet, FILE.export.jsonl or FILE.atif.jsonl)",
+    ),
     as_json: bool = typer.Option(False, "--json", help="print the counts as one JSON object"),
 ) -> None:
-    """Concatenate trajectory logs into one file; rows keep their order, JSON columns stay JSON text."""
-    try:
-        from pipeline.integrations.trajectory import export_trajectories
-    except ImportError as exc:  # pragma: no cover - duckdb is in the analytics extra
-        fail(f"exporting needs DuckDB ({exc.name} is missing): pip install 'synthenv[analytics]'")
+    """Concatenate trajectory logs into one file; rows keep their order, JSON columns stay JSON text.
+    ``--format atif`` writes one ATIF v1.4 document per episode, one per line."""
+    if fmt not in FORMATS:
+        fail(f"unknown format {fmt!r}: --format is parquet, jsonl or atif", "usage")
+    target = dest if dest is not None else default_out(files[0], fmt)
+    if any(target.resolve() == p.resolve() for p in files):
+        fail(f"--out {target} is one of the inputs; name another file", "usage")
     try:
         for path in files:
             _check_log(path)
-        result = export_trajectories(list(files), dest, fmt)
+        if fmt == "atif":
+            from pipeline.harbor.atif import export_atif
+
+            result = export_atif(list(files), target)
+        else:
+            try:
+                from pipeline.integrations.trajectory import export_trajectories
+            except ImportError as exc:  # pragma: no cover - duckdb is in the analytics extra
+                fail(f"exporting needs DuckDB ({exc.name} is missing): pip install 'synthenv[analytics]'", "unavailable")
+            result = export_trajectories(list(files), target, fmt)
     except (ValueError, ImportError) as exc:
         fail(str(exc))
     if as_json:
@@ -37,6 +53,16 @@ def export(
         f"{result['rows']} rows, {result['episodes']} episodes ({result['finished']} finished, "
         f"{result['errors']} infrastructure errors) -> {result['out']}"
     )
+
+
+FORMATS = {"parquet": ".parquet", "jsonl": ".export.jsonl", "atif": ".atif.jsonl"}
+"""Each format and the suffix of its default file, beside the first input (never the input itself)."""
+
+
+def default_out(first: Path, fmt: str) -> Path:
+    """Where an export goes without ``--out``: beside the first input, its name plus the format's suffix."""
+    stem = first.name.removesuffix(".jsonl").removesuffix(".json")
+    return first.with_name(stem + FORMATS[fmt])
 
 
 def _check_log(path: Path) -> None:

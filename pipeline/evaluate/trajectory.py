@@ -15,7 +15,7 @@ from typing import Any
 from pipeline.integrations.episode import status_of
 from pipeline.integrations.trajectory import COLUMNS, RecordTrajectory, TrajectoryWriter
 
-__all__ = ["COLUMNS", "cut", "open_log", "record", "status_of"]
+__all__ = ["COLUMNS", "cut", "note", "open_log", "record", "status_of"]
 
 
 def open_log(path: str | Path) -> TrajectoryWriter:
@@ -23,9 +23,22 @@ def open_log(path: str | Path) -> TrajectoryWriter:
     return TrajectoryWriter(path)
 
 
-def record(env: Any, writer: TrajectoryWriter) -> Any:
-    """``env`` with every reset and step logged to ``writer``."""
-    return RecordTrajectory(env, writer)
+def record(
+    env: Any,
+    writer: TrajectoryWriter,
+    *,
+    model: str | None = None,
+    rollout_id: str | None = None,
+    training_step: int | None = None,
+) -> Any:
+    """``env`` with every reset and step logged to ``writer``; ``model`` and the ids go on every row
+    (the evaluated model's name; an evaluation has no training step, a trainer's loop does)."""
+    return RecordTrajectory(env, writer, model=model, rollout_id=rollout_id, training_step=training_step)
+
+
+def note(wrapped: Any, model_text: str | None = None, **tokens: Any) -> None:
+    """The model's text (and token ids, where the provider returns them) for the next step's row."""
+    wrapped.note(model_text=model_text, **tokens)
 
 
 def cut(wrapped: Any, status: str, reason: str) -> None:
@@ -40,6 +53,9 @@ def cut(wrapped: Any, status: str, reason: str) -> None:
         {
             **dict.fromkeys(COLUMNS),
             **wrapped._static,
+            "model": wrapped.model,
+            "rollout_id": wrapped.rollout_id,
+            "training_step": wrapped.training_step,
             "episode": wrapped._episode,
             "task_id": wrapped._task_id,
             "step": wrapped._step,

@@ -6,7 +6,11 @@ taskset load, so a bundle written this way trains anywhere those do. Each task i
 
     <out>/<task id>/
       task.toml            [task] name/version, [metadata] bundle, digest, family, level, knobs;
-                           the agent runs as the runtime's non-root user, the verifier as root
+                           the agent runs as the runtime's non-root user; the verifier runs as
+                           root in a container of its own (environment_mode "separate") built
+                           from the same environment, with the agent's /app (the one artifact)
+                           restored in it: whatever the agent did to its own container, the
+                           verifier's code and the initial state it compares with are pristine
       instruction.md       the request, then how to act and the tools (the shared surface text)
       environment/
         Dockerfile         FROM the synthenv runtime image, plus world/ and the `tools` command
@@ -57,6 +61,8 @@ WORLD_SUMMARY_KEYS = (
 """What of the manifest the agent's container carries (the file list and per-task figures stay out)."""
 AGENT_USER = "synthenv"
 """The runtime image's non-root user: the agent cannot change /env, the runtime or the verifier's code."""
+WORK = "/app"
+"""The agent's work directory: collected after the agent phase and restored in the verifier's own container."""
 AGENT_TIMEOUT = 900.0
 VERIFIER_TIMEOUT = 120.0
 
@@ -275,10 +281,10 @@ def _write_task(
                 "runtime_image": runtime,
             },
             "agent": {"timeout_sec": AGENT_TIMEOUT, "user": AGENT_USER},
-            "verifier": {"timeout_sec": VERIFIER_TIMEOUT, "user": "root"},
+            "verifier": {"timeout_sec": VERIFIER_TIMEOUT, "user": "root", "environment_mode": "separate"},
             "environment": {"build_timeout_sec": 600.0, "cpus": 1, "memory_mb": 1024, "workdir": "/app"},
         },
-        {"schema_version": "1.4"},
+        {"schema_version": "1.4", "artifacts": [WORK]},
     )
     _write(root / "task.toml", task_toml)
     _write(root / "instruction.md", instruction)

@@ -7,7 +7,14 @@ per step:
 ``bundle`` (``name@version``), ``name``, ``version``, ``digest``, ``task_id``,
 ``episode`` (an id unique to the log), ``step`` (0 is the reset), ``action``,
 ``observation`` (what the agent saw), ``reward``, ``components``, ``terminated``,
-``truncated``, ``status`` and ``seconds`` (time spent in the environment for this row).
+``truncated``, ``status`` and ``seconds`` (time spent in the environment for this row);
+and, where whoever drives the episode has them, ``model`` (the model's name), ``model_text``
+(what the model wrote on that step), ``prompt_token_ids`` / ``completion_token_ids`` /
+``logprobs`` (the step's tokens), ``rollout_id`` and ``training_step`` (the trainer's ids).
+Those are null when nobody supplied them: logs written before they existed read back with
+them null too. A trainer sets ``rollout_id`` / ``training_step`` / ``model`` on the wrapper
+(they go on every row) and calls :meth:`RecordTrajectory.note` before a step for the step's
+text and tokens (they go on that step's row only).
 
 ``status`` is set on the row that ends an episode: ``passed`` / ``failed`` from the
 verifier, or ``error`` when the environment itself failed (the exception is recorded and
@@ -48,8 +55,21 @@ COLUMNS: dict[str, str] = {
     "status": "VARCHAR",
     "error": "VARCHAR",
     "seconds": "DOUBLE",
+    "model": "VARCHAR",
+    "model_text": "VARCHAR",
+    "prompt_token_ids": "BIGINT[]",
+    "completion_token_ids": "BIGINT[]",
+    "logprobs": "DOUBLE[]",
+    "rollout_id": "VARCHAR",
+    "training_step": "BIGINT",
 }
-"""Every row has exactly these keys; the DuckDB types they are read back with."""
+"""Every row has exactly these keys; the DuckDB types they are read back with (the last seven are
+optional: null where nobody supplied them, and absent from logs written before they existed)."""
+
+EPISODE_FIELDS = ("model", "rollout_id", "training_step")
+"""Set on the wrapper, written on every row of its episodes."""
+STEP_FIELDS = ("model_text", "prompt_token_ids", "completion_token_ids", "logprobs")
+"""Given by :meth:`RecordTrajectory.note`, written on the next step's row only."""
 
 
 class TrajectoryWriter:
@@ -90,8 +110,18 @@ class RecordTrajectory:
     come from the wrapped environment.
     """
 
-    def __init__(self, env: EpisodeEnv, writer: TrajectoryWriter | str | Path) -> None:
+    def __init__(
+        self,
+        env: EpisodeEnv,
+        writer: TrajectoryWriter | str | Path,
+        *,
+        model: str | None = None,
+        rollout_id: str | None = None,
+        training_step: int | None = None,
+    ) -> None:
         self.env = env
+        self.model, self.rollout_id, self.training_step = model, rollout_id, training_step
+        self._note: dict[str, Any] = {}
         self._own_writer = not isinstance(writer, TrajectoryWriter)
         self.writer = writer if isinstance(writer, TrajectoryWriter) else TrajectoryWriter(writer)
         bundle = env.bundle
@@ -104,10 +134,32 @@ class RecordTrajectory:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.env, name)
 
+    def note(
+        self,
+        *,
+        model_text: str | None = None,
+        prompt_token_ids: list[int] | None = None,
+        completion_token_ids: list[int] | None = None,
+        logprobs: list[float] | None = None,
+    ) -> None:
+        """The model's text and tokens for the next step: written on that step's row, then forgotten."""
+        given = {
+            "model_text": model_text,
+            "prompt_token_ids": prompt_token_ids,
+            "completion_token_ids": completion_token_ids,
+            "logprobs": logprobs,
+        }
+        for name in ("prompt_token_ids", "completion_token_ids"):
+            ids = given[name]
+            if ids is not None and not all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
+                raise ValueError(f"{name} must be a list of integers")
+        self._note = {k: (list(v) if isinstance(v, (list, tuple)) else v) for k, v in given.items() if v is not None}
+
     def _row(self, **values: Any) -> dict[str, Any]:
         row: dict[str, Any] = dict.fromkeys(COLUMNS)
         row.update(self._static)
         row.update(episode=self._episode, task_id=self._task_id, step=self._step, components={})
+        row.update(model=self.model, rollout_id=self.rollout_id, training_step=self.training_step)
         row.update(values)
         return row
 
@@ -115,6 +167,7 @@ class RecordTrajectory:
         start = time.perf_counter()
         obs, info = self.env.reset(task_id=task_id, seed=seed)
         self._episode = self.writer.next_episode()
+        self._note = {}
         self._task_id = str(info.get("task_id"))
         self._step = 0
         self._over = False
@@ -129,6 +182,7 @@ class RecordTrajectory:
         if self._episode is None or self._over:
             return self.env.step(action)  # the environment's own invalid_state error; nothing to log
         self._step += 1
+        noted, self._note = self._note, {}
         start = time.perf_counter()
         try:
             obs, reward, terminated, truncated, info = self.env.step(action)
@@ -136,6 +190,7 @@ class RecordTrajectory:
             self._over = True
             self.writer.write(
                 self._row(
+                    **noted,
                     action=action,
                     reward=0.0,
                     terminated=False,
@@ -151,6 +206,7 @@ class RecordTrajectory:
         self._over = ended
         self.writer.write(
             self._row(
+                **noted,
                 action=action,
                 observation=obs,
                 reward=float(reward),
