@@ -20,6 +20,7 @@ from typing import Any, Literal, overload
 
 from generators.base import GENERATOR_VERSION, Family, Knobs, SeedStream, canonical_json, derive_seed
 from generators.difficulty import check_difficulty, interpolate_knobs
+from generators.fastrandom import FastRandom
 from generators.registry import get_family
 from generators.scoring import ScorerError, score_checked
 
@@ -202,7 +203,7 @@ def _seeded(seed: int) -> random.Random:
     """
     rng: random.Random | None = getattr(_LOCAL, "rng", None)
     if rng is None:
-        rng = _LOCAL.rng = random.Random()
+        rng = _LOCAL.rng = FastRandom()
     _C_SEED(rng, seed)
     rng.gauss_next = None  # type: ignore[attr-defined]  # not in typeshed; random.Random.seed resets it too
     return rng

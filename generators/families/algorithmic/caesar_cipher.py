@@ -106,15 +106,22 @@ def shift_text(text: str, shift: int) -> str:
 
 
 def _ambiguous(cipher: str, shift: int, crib: str | None) -> bool:
-    """Whether a different shift also explains the ciphertext under the given hint."""
+    """Whether a different shift also explains the ciphertext under the given hint.
+
+    Word by word and short-circuiting: with a crib, the crib shifted forward by ``other``
+    is looked up among the cipher's words (the same test as decoding every word and
+    looking the crib up); without one, each decoded word is looked up until one is not a
+    word, which for all but the true shift is almost always the first.
+    """
+    words = cipher.lower().split()
+    if crib is not None:
+        present = set(words)
+        return any(other != shift and shift_text(crib, other) in present for other in range(1, 26))
     for other in range(1, 26):
         if other == shift:
             continue
-        words = shift_text(cipher, -other).lower().split()
-        if crib is not None:
-            if crib in words:
-                return True
-        elif all(w in WORD_SET for w in words):
+        table = _SHIFT_TABLES[-other % 26]
+        if all(word.translate(table) in WORD_SET for word in words):
             return True
     return False
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from functools import cache
 from typing import ClassVar
 
 from generators.base import Family, Knobs, Problem
@@ -50,18 +51,39 @@ LEVELS = (
 )
 
 
+_FORMATS = {2: "b", 8: "o", 16: "x"}
+
+
+@cache
+def _pairs(base: int) -> tuple[str, ...]:
+    """Every two-digit string of ``base``, indexed by value: half the divmods of a digit loop."""
+    return tuple(_DIGITS[high] + _DIGITS[low] for high in range(base) for low in range(base))
+
+
 def to_base(value: int, base: int) -> str:
     if value == 0:
         return "0"
-    digits = []
-    while value:
-        value, rest = divmod(value, base)
-        digits.append(_DIGITS[rest])
-    return "".join(reversed(digits))
+    if base == 10:
+        return str(value)
+    if base in _FORMATS:
+        return format(value, _FORMATS[base])
+    pairs, square = _pairs(base), base * base
+    chunks = []
+    while value >= square:
+        value, rest = divmod(value, square)
+        chunks.append(pairs[rest])
+    head = pairs[value].lstrip("0") if value >= base else _DIGITS[value]
+    chunks.append(head)
+    return "".join(reversed(chunks))
+
+
+@cache
+def _bases(config: Config) -> tuple[int, ...]:
+    return tuple(config._bases())
 
 
 def generate(config: Config, rng: random.Random) -> Problem:
-    source, target = rng.sample(config._bases(), 2)
+    source, target = rng.sample(_bases(config), 2)
     value = rng.randint(1, config.max_value)
     shown = to_base(value, source)
     question = (

@@ -73,18 +73,36 @@ def _leaf(config: Config, rng: random.Random) -> int:
     return value
 
 
-def _build(config: Config, rng: random.Random, leaves: int) -> Node:
+def _apply(op: str, a: Fraction | int, b: Fraction | int) -> Fraction | int:
+    """``a op b`` exactly, staying in ``int`` while the values are whole (a ``Fraction`` per
+    node was most of the generation time)."""
+    if op == "+":
+        return a + b
+    if op == "-":
+        return a - b
+    if op == "*":
+        return a * b
+    if type(a) is int and type(b) is int:
+        quotient, rest = divmod(a, b)
+        return quotient if rest == 0 else Fraction(a, b)
+    return Fraction(a) / b
+
+
+def _build_valued(config: Config, rng: random.Random, leaves: int) -> tuple[Node, Fraction | int]:
+    """The tree and its value, computed once bottom-up (same draws as building then valuing)."""
     if leaves == 1:
-        return _leaf(config, rng)
+        leaf = _leaf(config, rng)
+        return leaf, leaf
     split = rng.randint(1, leaves - 1)
-    left = _build(config, rng, split)
-    right = _build(config, rng, leaves - split)
+    left, a = _build_valued(config, rng, split)
+    right, b = _build_valued(config, rng, leaves - split)
     op = rng.choice(config.operators)
-    if op == "/" and _value(right) == 0:
+    if op == "/" and b == 0:
         op = "+" if "+" in config.operators else config.operators[0]
         if op == "/":
             right = _leaf(config, rng) or 1
-    return (op, left, right)
+            b = right
+    return (op, left, right), _apply(op, a, b)
 
 
 def _render(node: Node) -> str:
@@ -102,8 +120,7 @@ def _render(node: Node) -> str:
 
 
 def generate(config: Config, rng: random.Random) -> Problem:
-    tree = _build(config, rng, config.terms)
-    value = _value(tree)
+    tree, value = _build_valued(config, rng, config.terms)
     expression = _render(tree)
     question = (
         f"Compute the exact value of {expression}. "

@@ -85,7 +85,15 @@ def generate(config: Config, rng: random.Random) -> Problem:
         for _ in range(config.terms - 1):
             op = rng.choice(config.operators)
             term, text = _fraction(config, rng)
-            value = {"+": value + term, "-": value - term, "*": value * term, "/": value / term}[op]
+            # only the chosen operation (a dict of all four computed four Fractions per term)
+            if op == "+":
+                value += term
+            elif op == "-":
+                value -= term
+            elif op == "*":
+                value *= term
+            else:
+                value /= term
             shown = f"({shown}) {op} {text}" if op in "*/" and any(o in shown for o in "+-") else f"{shown} {op} {text}"
         question = f"Compute {shown} and simplify the result to lowest terms."
     question += " Give an integer or a fraction p/q in lowest terms."

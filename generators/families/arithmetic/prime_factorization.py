@@ -7,6 +7,7 @@ generation never factors anything. Scoring parses the factor multiset, so ``2^3 
 
 from __future__ import annotations
 
+import math
 import random
 import re
 from collections import Counter
@@ -84,10 +85,10 @@ def parse_factors(text: str) -> Counter[int] | None:
 def generate(config: Config, rng: random.Random) -> Problem:
     primes = primes_up_to(config.max_prime)
     count = rng.randint(config.min_factors, config.max_factors)
-    factors = Counter(rng.choice(primes) for _ in range(count))
-    number = 1
-    for p, k in factors.items():
-        number *= p**k
+    choice = rng.choice
+    picks = [choice(primes) for _ in range(count)]
+    factors = Counter(picks)
+    number = math.prod(picks)
     question = (
         f"Find the prime factorization of {number}. Write it as a product of prime powers in "
         "increasing order, for example 2^3 * 3^2 * 5."

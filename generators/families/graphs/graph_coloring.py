@@ -51,28 +51,36 @@ LEVELS = (
 
 
 def colorable(n: int, edges: list[tuple[int, int]], k: int) -> bool:
-    """Exhaustive backtracking, highest-degree node first; fine for n <= 20."""
+    """Exhaustive backtracking, highest-degree node first; fine for n <= 20.
+
+    Neighbourhoods and colour classes are bit masks, so a colour is free for a node when
+    its class does not meet the node's neighbours (one ``&`` instead of a set per node).
+    """
     if k <= 0:
         return n == 0
-    neighbours: list[list[int]] = [[] for _ in range(n)]
+    degree = [0] * n
+    adjacent = [0] * n
     for a, b in edges:
-        neighbours[a].append(b)
-        neighbours[b].append(a)
-    order = sorted(range(n), key=lambda v: (-len(neighbours[v]), v))
-    colour = [-1] * n
+        adjacent[a] |= 1 << b
+        adjacent[b] |= 1 << a
+        degree[a] += 1
+        degree[b] += 1
+    order = sorted(range(n), key=lambda v: (-degree[v], v))
+    masks = [adjacent[v] for v in order]
+    bits = [1 << v for v in order]
+    classes = [0] * k
 
     def place(i: int, used: int) -> bool:
         if i == n:
             return True
-        v = order[i]
-        taken = {colour[u] for u in neighbours[v]}
+        mask, bit = masks[i], bits[i]
         # Symmetry break: a node may open at most one new colour.
         for c in range(min(k, used + 1)):
-            if c not in taken:
-                colour[v] = c
-                if place(i + 1, max(used, c + 1)):
+            if not classes[c] & mask:
+                classes[c] |= bit
+                if place(i + 1, used if c < used else c + 1):
                     return True
-        colour[v] = -1
+                classes[c] ^= bit
         return False
 
     return place(0, 0)

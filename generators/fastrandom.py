@@ -1,0 +1,97 @@
+"""``FastRandom``: ``random.Random`` with the same draws and fewer Python frames per draw.
+
+Every family draws through ``rng.randint`` / ``choice`` / ``randrange`` / ``shuffle`` /
+``sample``. In CPython each of those is two or three Python frames deep
+(``randint`` -> ``randrange`` -> ``_randbelow_with_getrandbits``) around one C
+``getrandbits`` call, and those frames, not the Mersenne Twister, were most of a cheap
+family's generation time in the profiles (``benchmarks/GENERATORS.md``). The methods
+here do the same arithmetic inline: the same ``getrandbits(k)`` calls in the same order
+with the same rejection loop, so every result and the generator's state afterwards are
+those of ``random.Random`` (the tests compare long streams of every method against it).
+Arguments outside the plain-``int`` fast path (floats, bools, steps other than 1, empty
+sequences, ``counts=``) go to ``random.Random``'s own code, errors included.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import MutableSequence, Sequence
+from math import ceil, log
+from typing import Any, TypeVar
+
+__all__ = ["FastRandom"]
+
+T = TypeVar("T")
+
+
+class FastRandom(random.Random):
+    """``random.Random`` whose integer draws skip the intermediate Python frames."""
+
+    def randint(self, a: int, b: int) -> int:
+        if type(a) is int and type(b) is int and b >= a:
+            n = b - a + 1
+            k = n.bit_length()
+            getrandbits = self.getrandbits
+            r = getrandbits(k)
+            while r >= n:
+                r = getrandbits(k)
+            return a + r
+        return super().randint(a, b)
+
+    def randrange(self, start: int, stop: int | None = None, step: int = 1) -> int:  # type: ignore[override]
+        if step == 1 and type(step) is int and type(start) is int and (stop is None or type(stop) is int):
+            low, n = (0, start) if stop is None else (start, stop - start)
+            if n > 0:
+                k = n.bit_length()
+                getrandbits = self.getrandbits
+                r = getrandbits(k)
+                while r >= n:
+                    r = getrandbits(k)
+                return low + r
+        return super().randrange(start, stop, step)
+
+    def choice(self, seq: Sequence[T]) -> T:  # type: ignore[override]
+        n = len(seq)
+        if n:
+            k = n.bit_length()
+            getrandbits = self.getrandbits
+            r = getrandbits(k)
+            while r >= n:
+                r = getrandbits(k)
+            return seq[r]
+        return super().choice(seq)
+
+    def shuffle(self, x: MutableSequence[Any]) -> None:  # type: ignore[override]
+        getrandbits = self.getrandbits
+        for i in reversed(range(1, len(x))):
+            n = i + 1
+            k = n.bit_length()
+            j = getrandbits(k)
+            while j >= n:
+                j = getrandbits(k)
+            x[i], x[j] = x[j], x[i]
+
+    def sample(self, population: Sequence[T], k: int, *, counts: Any = None) -> list[T]:  # type: ignore[override]
+        """The small-pool branch of ``random.Random.sample`` inline; any other case is delegated."""
+        if counts is not None or type(k) is not int or not isinstance(population, Sequence):
+            return super().sample(population, k, counts=counts)
+        n = len(population)
+        if not 0 <= k <= n:
+            return super().sample(population, k)
+        setsize = 21
+        if k > 5:
+            setsize += 4 ** ceil(log(k * 3, 4))
+        if n > setsize:
+            return super().sample(population, k)
+        getrandbits = self.getrandbits
+        pool = list(population)
+        result = [pool[0]] * k if k else []
+        for i in range(k):
+            m = n - i
+            bits = m.bit_length()
+            j = getrandbits(bits)
+            while j >= m:
+                j = getrandbits(bits)
+            result[i] = pool[j]
+            pool[j] = pool[m - 1]
+        return result
