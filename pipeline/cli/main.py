@@ -301,7 +301,6 @@ def main() -> None:
     import sys
 
     from pipeline.cli.common import EXIT_CODES, json_requested, report_error
-    from pipeline.package.build import VersionExists
 
     try:
         code = app(standalone_mode=False)
@@ -317,15 +316,26 @@ def main() -> None:
         code = getattr(exc, "exit_code", EXIT_CODES["usage"])
     except KeyboardInterrupt:
         code = 130
-    except VersionExists as exc:  # from any command that writes a bundle version
-        report_error(str(exc), "refused")
-        code = EXIT_CODES["refused"]
     except Exception as exc:
-        if os.environ.get("SYNTHENV_TRACEBACK"):
+        if _version_exists(exc):  # from any command that writes a bundle version
+            report_error(str(exc), "refused")
+            code = EXIT_CODES["refused"]
+        elif os.environ.get("SYNTHENV_TRACEBACK"):
             raise
-        report_error(f"{type(exc).__name__}: {exc} (SYNTHENV_TRACEBACK=1 shows where)", "internal")
-        code = EXIT_CODES["internal"]
+        else:
+            report_error(f"{type(exc).__name__}: {exc} (SYNTHENV_TRACEBACK=1 shows where)", "internal")
+            code = EXIT_CODES["internal"]
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _version_exists(exc: Exception) -> bool:
+    """Whether ``exc`` is a :class:`pipeline.package.build.VersionExists`, without importing that
+    module (SQLAlchemy and the report pages, most of a second) for commands that never write a
+    bundle: such an exception exists only if its module was imported."""
+    import sys
+
+    build = sys.modules.get("pipeline.package.build")
+    return build is not None and isinstance(exc, build.VersionExists)
 
 
 def _register_command_modules() -> None:

@@ -1,0 +1,92 @@
+"""Start-up time of the command line: whole-process runs, interleaved, median of N.
+
+Each command runs as the ``synthenv`` entry point does (``from pipeline.cli.main import main;
+main()``) in a fresh interpreter, for this checkout and any ``--code DIR`` (another checkout,
+e.g. ``git archive`` of main, so before and after share one run and one load), round-robin so
+a load spike hits every variant alike. ``python -c pass`` is the floor. ``domains (cold
+index)`` points ``SYNTHENV_CACHE_DIR`` at an empty directory each run, so the catalog index
+is rebuilt (every blueprint parsed); the other rows run with it cached, as a second call does.
+
+    python benchmarks/startup_bench.py --runs 10 --code /tmp/before
+
+Prints a table (median and min ms, load average) and writes ``benchmarks/results/startup_bench.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).absolute().parents[1]
+RESULTS = ROOT / "benchmarks" / "results"
+COMMANDS: dict[str, list[str] | None] = {
+    "python -c pass": None,
+    "synthenv --help": ["--help"],
+    "synthenv domains": ["domains"],
+    "synthenv domains --json": ["domains", "--json"],
+    "synthenv domains (cold index)": ["domains"],
+}
+
+
+def _argv(args: list[str] | None) -> list[str]:
+    if args is None:
+        return [sys.executable, "-c", "pass"]
+    code = f"import sys; sys.argv = ['synthenv', *{args!r}]; from pipeline.cli.main import main; main()"
+    return [sys.executable, "-c", code]
+
+
+def run_once(code: Path, name: str, cache: Path) -> float:
+    env = {**os.environ, "PYTHONPATH": str(code), "SYNTHENV_CACHE_DIR": str(cache)}
+    if name.endswith("(cold index)"):
+        env["SYNTHENV_CACHE_DIR"] = tempfile.mkdtemp(prefix="synthenv-startup-")
+    t = time.perf_counter()
+    subprocess.run(_argv(COMMANDS[name]), cwd=code, env=env, stdout=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - t
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--code", type=Path, action="append", default=[], help="another checkout to measure too")
+    args = parser.parse_args()
+    codes = [ROOT, *args.code]
+    samples: dict[tuple[str, str], list[float]] = {(str(c), n): [] for c in codes for n in COMMANDS}
+    loads = []
+    with tempfile.TemporaryDirectory(prefix="synthenv-startup-cache-") as cache:
+        for code in codes:  # warm: the catalog index written and the bytecode compiled once
+            for name in COMMANDS:
+                run_once(code, name, Path(cache) / code.name)
+        for _ in range(args.runs):
+            loads.append(os.getloadavg()[0])
+            for name in COMMANDS:
+                for code in codes:
+                    samples[(str(code), name)].append(run_once(code, name, Path(cache) / code.name))
+    rows: list[dict[str, Any]] = [
+        {
+            "code": code,
+            "command": name,
+            "median_ms": round(statistics.median(s) * 1000, 1),
+            "min_ms": round(min(s) * 1000, 1),
+            "runs": len(s),
+        }
+        for (code, name), s in samples.items()
+    ]
+    load = f"{min(loads):.2f}-{max(loads):.2f}"
+    print(f"load average (1 min) during the runs: {load}")
+    for r in rows:
+        print(f"{r['command']:<32} {r['median_ms']:8.1f} ms median {r['min_ms']:8.1f} ms min  {r['code']}")
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    out = {"rows": rows, "load_average_1min": load, "cpus": os.cpu_count()}
+    (RESULTS / "startup_bench.json").write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
