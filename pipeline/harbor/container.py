@@ -189,7 +189,7 @@ def main(argv: list[str] | None = None, world: World | None = None) -> int:
     """The ``tools`` command; exit 0 on an answered call (a tool error is an answer), 2 on bad usage."""
     args = list(sys.argv[1:] if argv is None else argv)
     world = world or World()
-    if not args or args[0] in ("-h", "--help", "help") and len(args) == 1:
+    if not args or (args[0] in ("-h", "--help", "help") and len(args) == 1):
         sys.stdout.write(USAGE)
         return 0 if args else 2
     verb, rest = args[0], args[1:]

@@ -75,8 +75,9 @@ RUN chmod -R a=rX /env \\
  && printf '#!/bin/sh\\nexec python -m pipeline.harbor.container "$@"\\n' > /usr/local/bin/tools \\
  && chmod 0755 /usr/local/bin/tools \\
  && mkdir -p /app && chown {user}:{user} /app
-# Harbor keeps the container up with its own command; the runtime's server check does not apply.
-HEALTHCHECK NONE
+# Harbor keeps the container up with its own command (no server to check) and waits for it to be
+# healthy; HEALTHCHECK NONE would make that wait fail, so the check is one that passes at once.
+HEALTHCHECK --interval=1s --timeout=5s --retries=3 CMD ["true"]
 ENV SYNTHENV_HARBOR_ENV=/env SYNTHENV_HARBOR_WORK=/app
 LABEL io.synthenv.bundle.name="{name}" io.synthenv.bundle.version="{version}" io.synthenv.bundle.digest="{digest}"
 WORKDIR /app
@@ -236,7 +237,11 @@ def _answer_text(answer: Any) -> str:
 
 
 def _solve_tool_use(surface: Any, task: Any) -> str:
-    lines = ["#!/bin/bash", "# The task's reference solution, replayed through the agent's own tools.", "set -euo pipefail"]
+    lines = [
+        "#!/bin/bash",
+        "# The task's reference solution, replayed through the agent's own tools.",
+        "set -euo pipefail",
+    ]
     for call in task.solution:
         name, args = surface.call(call.tool, dict(call.arguments))
         lines.append(f"tools call {shlex.quote(name)} {shlex.quote(json.dumps(args, ensure_ascii=False))}")

@@ -125,10 +125,8 @@ def main(argv: list[str] | None = None) -> int:
     spec = json.loads(Path(args[0]).read_text(encoding="utf-8"))
     world = World()
     try:
-        if spec["kind"] == "procedural":
-            verdict = verify_procedural(spec, world)
-        else:
-            verdict = verify_tool_use(spec, world)
+        scorer = verify_procedural if spec["kind"] == "procedural" else verify_tool_use
+        verdict = scorer(spec, world)
     except Exception as exc:  # still a reward file: a verifier that crashed scores an error, never a pass
         verdict = _verdict("error", 0.0, [], f"the verification could not run: {type(exc).__name__}")
     write_reward(verdict)
