@@ -112,7 +112,7 @@ def parse_arguments(text: str) -> Any:
     """The model's argument text as a dict; anything else stays the raw text (a malformed call)."""
     try:
         value = json.loads(text) if text.strip() else {}
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested past the stack, still just a malformed call
         return text
     return value if isinstance(value, dict) else text
 

@@ -42,6 +42,7 @@ from gymnasium import spaces
 
 from pipeline.integrations.episode import Episode, is_procedural, open_env
 from pipeline.surface import decode_answer
+from pipeline.tools.jsonvalues import parse_json
 
 MAX_TEXT = 1_000_000
 """Longest instruction, observation or action the spaces admit (characters)."""
@@ -135,13 +136,19 @@ class BundleGymEnv(gymnasium.Env):  # type: ignore[type-arg]
         if self.procedural:
             return {"answer": action}
         if isinstance(action, dict):
-            action = json.dumps(action)
+            try:
+                action = json.dumps(action, allow_nan=False)
+            except (TypeError, ValueError, RecursionError) as exc:  # not JSON, or nested past the stack
+                return {f"invalid_json ({type(exc).__name__}: {str(exc)[:120]})": None}
         if not isinstance(action, str):
             return action  # refused by the environment as a typed error observation
         try:
-            call = json.loads(action)
-        except ValueError:
-            return {"invalid_json": action[:200]}  # not an action: comes back as an error observation
+            # Strict and bounded (no NaN, 64-bit integers, limited nesting): a hostile text is a
+            # ValueError here, never a RecursionError out of step.
+            call = parse_json(action, "action")
+        except ValueError as exc:
+            # Not an action: comes back as an error observation naming the problem (the key).
+            return {f"invalid_json ({str(exc)[:160]})": action[:200]}
         if isinstance(call, dict) and set(call) == {"answer"}:
             return {"answer": decode_answer(call["answer"])}
         if isinstance(call, dict) and isinstance(call.get("tool"), str) and set(call) <= {"tool", "arguments"}:

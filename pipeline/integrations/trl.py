@@ -45,6 +45,7 @@ from pipeline.integrations.episode import (
     task_ids,
     verdict_status,
 )
+from pipeline.tools.jsonvalues import json_problem
 
 _TEMPLATES: dict[str, Any] = {}
 _JSON_TYPES: dict[str, Any] = {"string": str, "integer": int, "number": float, "boolean": bool, "object": dict}
@@ -146,6 +147,11 @@ class BundleToolEnv:
         return instruction
 
     def _act(self, tool: str, arguments: dict[str, Any]) -> str:
+        problem = json_problem(arguments, "arguments")
+        if problem is not None:
+            # Values no tool takes (nested past any schema, huge numbers, NaN, objects) never reach the
+            # surface, whose messages repr them: the environment refuses the call, naming the problem.
+            return self.episode.act({"tool": tool, f"arguments refused ({problem[:160]})": None})
         return self.episode.call(tool, arguments)
 
     def get_reward(self) -> float | None:

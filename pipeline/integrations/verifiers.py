@@ -170,7 +170,7 @@ def parse_action(text: str, env: Any) -> dict[str, Any] | None:
         body = "\n".join(body.splitlines()[1:-1]).strip()
     try:
         call = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested past the stack, still a malformed reply
         return None
     if not isinstance(call, dict):
         return None
