@@ -42,7 +42,40 @@ LEVELS = (
 
 
 def levenshtein(a: str, b: str) -> int:
-    """Two-row Wagner-Fischer: unit cost insert, delete, substitute."""
+    """Unit-cost insert/delete/substitute distance, bit-parallel (Myers 1999, Hyyrö 2001).
+
+    One column of the Wagner-Fischer table is held as two bit vectors of vertical
+    +1/-1 steps over ``a``'s positions, and each character of ``b`` updates them with a
+    handful of integer operations: the same distances as the cell-by-cell table
+    (the tests compare both), about ten times faster at the lengths used here.
+    """
+    if not a:
+        return len(b)
+    m = len(a)
+    peq: dict[str, int] = {}
+    for i, c in enumerate(a):
+        peq[c] = peq.get(c, 0) | (1 << i)
+    mask, last = (1 << m) - 1, 1 << (m - 1)
+    pv, mv, score = mask, 0, m
+    for c in b:
+        eq = peq.get(c, 0)
+        xv = eq | mv
+        xh = (((eq & pv) + pv) ^ pv) | eq
+        ph = mv | ~(xh | pv)
+        mh = pv & xh
+        if ph & last:
+            score += 1
+        elif mh & last:
+            score -= 1
+        ph = (ph << 1) | 1
+        mh <<= 1
+        pv = (mh | ~(xv | ph)) & mask
+        mv = ph & xv & mask
+    return score
+
+
+def levenshtein_table(a: str, b: str) -> int:
+    """Two-row Wagner-Fischer, cell by cell: the reference :func:`levenshtein` is tested against."""
     prev = list(range(len(b) + 1))
     for i, ca in enumerate(a, 1):
         cur = [i]

@@ -12,8 +12,10 @@ five candidates: with three there are only six possible answers, so one constant
 
 from __future__ import annotations
 
+import functools
 import random
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -154,7 +156,35 @@ def _single(token: Token, ch: str) -> bool:
 
 
 def matches(pattern: str, text: str) -> bool:
-    """Whole-string glob match by dynamic programming over (token, position)."""
+    """Whole-string glob match: the pattern's tokens as one compiled regular expression."""
+    return _compiled(pattern)(text) is not None
+
+
+_CLASS_SPECIAL = str.maketrans({c: "\\" + c for c in "\\]^-["})
+
+
+@functools.lru_cache(maxsize=4096)
+def _compiled(pattern: str) -> Callable[[str], re.Match[str] | None]:
+    """``fullmatch`` of the regex equivalent to :func:`tokenize`'s tokens (``*`` -> ``.*``,
+    ``?`` -> ``.``, classes with every member escaped); a pattern is tried on many texts."""
+    parts = []
+    for kind, payload in tokenize(pattern):
+        if kind == "lit":
+            parts.append(re.escape(payload))
+        elif kind == "any":
+            parts.append(".*")
+        elif kind == "one":
+            parts.append(".")
+        elif payload:
+            parts.append(("[^" if kind == "ncls" else "[") + payload.translate(_CLASS_SPECIAL) + "]")
+        else:  # an empty class matches nothing, its negation any character
+            parts.append("." if kind == "ncls" else "(?!)")
+    return re.compile("".join(parts), re.DOTALL).fullmatch
+
+
+def matches_table(pattern: str, text: str) -> bool:
+    """Whole-string glob match by dynamic programming over (token, position): the reference
+    :func:`matches` is tested against."""
     tokens = tokenize(pattern)
     reach = [False] * (len(text) + 1)
     reach[0] = True

@@ -248,6 +248,22 @@ def _draw(config: Config, want_valid: bool, rng: random.Random) -> tuple[list[St
     return premises, num_terms
 
 
+@functools.cache
+def _candidate_tests(chain_terms: int, num_terms: int) -> tuple[tuple[bool, int], ...]:
+    """Per candidate of ``_candidates(chain_terms)``: whether its negation is particular, and
+    the region mask that negation constrains (what ``_Entailment.follows`` computes per call)."""
+    tests = []
+    for form, s, p in _candidates(chain_terms):
+        negation = _NEGATION[form]
+        tests.append((negation in ("I", "O"), _region_mask(num_terms, s, p, negation in ("E", "I"))))
+    return tuple(tests)
+
+
+@functools.cache
+def _candidate_index(chain_terms: int) -> dict[Statement, int]:
+    return {candidate: index for index, candidate in enumerate(_candidates(chain_terms))}
+
+
 def _pick_conclusions(
     premises: list[Statement], num_terms: int, config: Config, wanted: int, rng: random.Random
 ) -> tuple[list[Statement], list[Statement]] | None:
@@ -255,27 +271,47 @@ def _pick_conclusions(
 
     Candidates are any form over any ordered pair of chain terms that is not a premise,
     tried in random order until both quotas are met (most items need a handful of checks).
+    The draw is ``rng.choice(candidates)`` written out (same ``getrandbits`` calls), and a
+    candidate's entailment test is ``_Entailment.follows`` on precomputed masks: this loop
+    was most of the family's generation time.
     """
-    given = set(premises)
-    good: list[Statement] = []
-    bad: list[Statement] = []
-    tried: set[Statement] = set()
     need_bad = config.shown - wanted
     # Conclusions about the chain's terms (not the distractors), where most that follow are.
-    candidates = _candidates(config.num_premises + 1)
+    chain_terms = config.num_premises + 1
+    candidates = _candidates(chain_terms)
+    tests = _candidate_tests(chain_terms, num_terms)
+    index = _candidate_index(chain_terms)
+    n = len(candidates)
+    skip = bytearray(n)  # a premise, or tried already
+    for premise in premises:
+        at = index.get(premise)
+        if at is not None:
+            skip[at] = 1
     entailment = _Entailment(premises, num_terms, config.existential_import)
-    attempts = 2 * len(candidates)
+    allowed, needs = entailment.allowed, entailment.needs
+    good: list[Statement] = []
+    bad: list[Statement] = []
+    getrandbits, bits = rng.getrandbits, n.bit_length()
+    attempts = 2 * n
     while (len(good) < wanted or len(bad) < need_bad) and attempts:
         attempts -= 1
-        candidate = rng.choice(candidates)
-        if candidate in given or candidate in tried:
+        r = getrandbits(bits)
+        while r >= n:
+            r = getrandbits(bits)
+        if skip[r]:
             continue
-        tried.add(candidate)
-        if entailment.follows(candidate):
+        skip[r] = 1
+        particular, mask = tests[r]
+        if particular:
+            follows = not mask & allowed
+        else:
+            rest = allowed & ~mask
+            follows = not all(need & rest for need in needs)
+        if follows:
             if len(good) < wanted:
-                good.append(candidate)
+                good.append(candidates[r])
         elif len(bad) < need_bad:
-            bad.append(candidate)
+            bad.append(candidates[r])
     if len(good) < wanted or len(bad) < need_bad:
         return None
     return good, bad
