@@ -65,6 +65,8 @@ def colorable(n: int, edges: list[tuple[int, int]], k: int) -> bool:
         adjacent[b] |= 1 << a
         degree[a] += 1
         degree[b] += 1
+    if k < n and _has_clique((1 << n) - 1, k + 1, adjacent):
+        return False  # k + 1 nodes all joined need k + 1 colours: no search needed
     order = sorted(range(n), key=lambda v: (-degree[v], v))
     masks = [adjacent[v] for v in order]
     bits = [1 << v for v in order]
@@ -84,6 +86,18 @@ def colorable(n: int, edges: list[tuple[int, int]], k: int) -> bool:
         return False
 
     return place(0, 0)
+
+
+def _has_clique(candidates: int, size: int, adjacent: list[int]) -> bool:
+    """Whether the nodes in the bit mask ``candidates`` hold ``size`` nodes all joined."""
+    if size == 0:
+        return True
+    while candidates.bit_count() >= size:
+        low = candidates & -candidates
+        candidates ^= low
+        if _has_clique(candidates & adjacent[low.bit_length() - 1], size - 1, adjacent):
+            return True
+    return False
 
 
 def is_proper(colouring: Mapping[str, int], nodes: list[str], edges: list[tuple[str, str]], k: int) -> bool:
