@@ -119,9 +119,11 @@ def run(
 ) -> RunReport:
     """``rounds`` rounds of :func:`play_round` (or ``play``, e.g. a Prefect task of it),
     each recorded into ``curriculum`` and saved to ``state``; returns when each family's
-    expected success entered the band for good, its final window and observed success."""
-    if rounds < 1 or batch < 1 or not 1 <= tail <= rounds:
-        raise ValueError(f"need rounds >= 1, batch >= 1 and 1 <= tail <= rounds, got {rounds}, {batch}, {tail}")
+    expected success entered the band for good, its final window and observed success
+    (over the last ``tail`` rounds, or all of them when there are fewer)."""
+    if rounds < 1 or batch < 1 or tail < 1:
+        raise ValueError(f"need rounds, batch and tail >= 1, got {rounds}, {batch}, {tail}")
+    tail = min(tail, rounds)
     missing = sorted(set(curriculum.families) - set(policy.skills))
     if missing:
         raise ValueError(f"the policy has no skill for {', '.join(missing)}")

@@ -1,4 +1,5 @@
-"""``synthenv curriculum update``: apply rollout results and publish the next bundle version."""
+"""``synthenv curriculum update``: apply rollout results and publish the next bundle version.
+``synthenv curriculum simulate``: the adaptive curriculum over real items and a scripted policy."""
 
 from __future__ import annotations
 
@@ -80,6 +81,64 @@ def update(
         sys.stdout.write(json.dumps(report, sort_keys=True) + "\n")
     else:
         _print(report)
+
+
+def _skills(text: str) -> dict[str, float]:
+    """``family=skill,...`` with every family known and every skill a finite number."""
+    from generators.registry import get_family
+
+    skills: dict[str, float] = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        name, sep, value = part.partition("=")
+        try:
+            skill = float(value)
+        except ValueError:
+            skill = math.nan
+        if not sep or not math.isfinite(skill):
+            raise ValueError(f"--skill must be FAMILY=SKILL,... with a number per family (e.g. maze=2.5), got {part!r}")
+        get_family(name.strip())  # an unknown family: ValueError naming the known ones
+        skills[name.strip()] = skill
+    if not skills:
+        raise ValueError("--skill needs at least one FAMILY=SKILL")
+    return skills
+
+
+@curriculum_app.command("simulate")
+def simulate(
+    skill: str = typer.Option(
+        ..., "--skill", help="the scripted policy: FAMILY=SKILL,... (skill on the 0-5 difficulty scale)"
+    ),
+    rounds: int = typer.Option(60, min=1, help="rounds; each draws --batch items per family"),
+    batch: int = typer.Option(32, min=1, help="items per family and round"),
+    seed: int = typer.Option(0, min=0),
+    state: Path | None = typer.Option(None, "--state", help="adaptive curriculum state file (resumed if present)"),
+    target: str = typer.Option("0.5,0.8", help="band of success to hold"),
+    no_prefect: bool = typer.Option(False, "--no-prefect", help="run the same loop without the orchestrator"),
+    as_json: bool = typer.Option(False, "--json", help="print the report as one JSON object"),
+) -> None:
+    """Run the adaptive curriculum (generators.adaptive_run) over generated items answered by a policy of
+    fixed skill and scored by each family's scorer; exit 1 when a family's window ends outside the band."""
+    from generators import adaptive_run
+
+    try:
+        skills, band = _skills(skill), _target(target)
+        if no_prefect:
+            curriculum = adaptive_run.open_curriculum(sorted(skills), state, band)
+            policy = adaptive_run.ScriptedPolicy(skills, seed=seed)
+            report = adaptive_run.run(curriculum, policy, rounds, batch, seed, state).as_dict()
+        else:
+            quiet_prefect()
+            from flows.curriculum_adaptive import adaptive_curriculum
+
+            report = adaptive_curriculum(skills, rounds, batch, seed, str(state) if state else None, band)
+    except ValueError as exc:
+        fail(str(exc))
+    if as_json:
+        sys.stdout.write(json.dumps(report, sort_keys=True) + "\n")
+    else:
+        typer.echo(adaptive_run.report_markdown(report), nl=False)
+    if report["in_band"] != len(report["families"]):
+        raise typer.Exit(1)
 
 
 def _print(r: dict[str, Any]) -> None:
