@@ -176,7 +176,15 @@ _STREAMS: dict[tuple[str, Knobs], tuple[dict[str, Any], SeedStream]] = {}
 _MAX_STREAMS = 1024
 
 
+_LAST: tuple[str, Knobs | None, tuple[dict[str, Any], SeedStream]] = ("", None, ({}, SeedStream("", {})))
+"""The last (family, knobs object) looked up: a run of items of one config skips hashing the knobs."""
+
+
 def _stream(family: Family, config: Knobs) -> tuple[dict[str, Any], SeedStream | None]:
+    global _LAST
+    last = _LAST
+    if last[1] is config and last[0] == family.name:
+        return last[2]
     try:
         cached = _STREAMS.get((family.name, config))
     except TypeError:  # a knob value that cannot be hashed: no cache
@@ -187,6 +195,7 @@ def _stream(family: Family, config: Knobs) -> tuple[dict[str, Any], SeedStream |
         if len(_STREAMS) >= _MAX_STREAMS:
             _STREAMS.clear()
         _STREAMS[family.name, config] = cached
+    _LAST = (family.name, config, cached)
     return cached
 
 

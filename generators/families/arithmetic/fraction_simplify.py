@@ -66,12 +66,6 @@ def is_lowest_terms(text: str) -> bool:
     return q > 1 and math.gcd(num, q) == 1
 
 
-def _fraction(config: Config, rng: random.Random) -> tuple[Fraction, str]:
-    den = rng.randint(2, config.max_denominator)
-    num = rng.randint(1, 2 * den)
-    return Fraction(num, den), f"{num}/{den}"
-
-
 def generate(config: Config, rng: random.Random) -> Problem:
     if config.terms == 1:
         den = rng.randint(2, config.max_denominator)
@@ -81,20 +75,28 @@ def generate(config: Config, rng: random.Random) -> Problem:
         shown = f"{num * factor}/{den * factor}"
         question = f"Simplify the fraction {shown} to lowest terms."
     else:
-        value, shown = _fraction(config, rng)
+        # Exact rational arithmetic on a numerator/denominator pair, reduced once at the end
+        # (a Fraction per step normalised by gcd every time; the value is the same).
+        randint, choice = rng.randint, rng.choice
+        den = randint(2, config.max_denominator)
+        num = randint(1, 2 * den)
+        shown = f"{num}/{den}"
         for _ in range(config.terms - 1):
-            op = rng.choice(config.operators)
-            term, text = _fraction(config, rng)
-            # only the chosen operation (a dict of all four computed four Fractions per term)
+            op = choice(config.operators)
+            term_den = randint(2, config.max_denominator)
+            term_num = randint(1, 2 * term_den)
+            text = f"{term_num}/{term_den}"
             if op == "+":
-                value += term
+                num, den = num * term_den + term_num * den, den * term_den
             elif op == "-":
-                value -= term
+                num, den = num * term_den - term_num * den, den * term_den
             elif op == "*":
-                value *= term
-            else:
-                value /= term
-            shown = f"({shown}) {op} {text}" if op in "*/" and any(o in shown for o in "+-") else f"{shown} {op} {text}"
+                num, den = num * term_num, den * term_den
+            else:  # the divisor is at least 1/den: never zero, and the denominator stays positive
+                num, den = num * term_den, den * term_num
+            grouped = op in "*/" and ("+" in shown or "-" in shown)
+            shown = f"({shown}) {op} {text}" if grouped else f"{shown} {op} {text}"
+        value = Fraction(num, den)
         question = f"Compute {shown} and simplify the result to lowest terms."
     question += " Give an integer or a fraction p/q in lowest terms."
     return Problem(question, format_number(value), {"expression": shown})
