@@ -35,7 +35,9 @@ SNOOP = r"""#!/bin/bash
 # An agent that looks for what it must not see, tries to reach the verifier's files, then answers.
 echo "user=$(id -un)"
 ls /tests >/dev/null 2>&1 && echo "TESTS-VISIBLE" || echo "tests-absent"
-grep -rls '"verifier"\|"expected"' /env /app /opt /tmp /usr/local /etc 2>/dev/null | head -3 | sed 's/^/FOUND /'
+# the test data (task.json, keyed by world_sha256) or a reference solution anywhere but the oracle's own
+find / -xdev \( -name task.json -o -name solve.sh \) -not -path '/solution/*' 2>/dev/null | sed 's/^/FOUND /'
+grep -rls 'world_sha256' /env /app /opt /tmp /usr/local /etc /home /root /logs 2>/dev/null | sed 's/^/FOUND /'
 ( echo junk > /env/world/state.sqlite ) 2>/dev/null && echo "INITIAL-WRITTEN" || echo "initial-refused"
 ( touch /opt/synthenv/x ) 2>/dev/null && echo "RUNTIME-WRITTEN" || echo "runtime-refused"
 ( echo 1.0 > /logs/verifier/reward.txt ) 2>/dev/null && echo "reward-file-written" || echo "reward-refused"
@@ -191,3 +193,4 @@ def test_harbor_oracle_scores_one_nothing_and_snooping_zero(
     assert "user=synthenv" in log and "tests-absent" in log, log
     assert "initial-refused" in log and "runtime-refused" in log, log
     assert "FOUND" not in log and "TESTS-VISIBLE" not in log, log
+    _report(tmp_path_factory, "snooping agent's log", log.strip().splitlines())

@@ -263,6 +263,8 @@ def _write_task(
     solve: str,
     test_data: dict[str, Any],
 ) -> None:
+    if root.exists():
+        raise ValueError(f"two tasks would share the directory {root.name} (task {task_id!r})")
     runtime = runtime_tag()
     task_toml = _toml(
         {
