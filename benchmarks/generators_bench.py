@@ -3,13 +3,15 @@
 Measures, for every registered family at level 0 and at the hardest level: items per
 second and p50/p99 milliseconds per item, plus the import time of ``generators``.
 reasoning-gym is never a dependency of this project: it is installed into a separate
-virtual environment (``--rg-venv``, default ``/tmp/rg-venv``) and run there in a
-subprocess during the same run. If it cannot be installed the script says so and still
-reports our numbers.
+virtual environment (``--rg-venv``, default ``benchmarks/.venv-rg``) with ``--rg`` and
+run there in a subprocess during the same run. If it cannot be installed the script says
+so and still reports our numbers. The pairs are every family whose ``counterpart`` is
+``reasoning_gym:<dataset>`` (the README table's), or those named by ``--families``.
 
-    python benchmarks/generators_bench.py                 # tables to stdout
+    python benchmarks/generators_bench.py                 # our tables to stdout
     python benchmarks/generators_bench.py --uniqueness    # also unique-share at 1,000 items
-    python benchmarks/generators_bench.py --no-rg         # ours only
+    python benchmarks/generators_bench.py --rg --only-rg  # side by side with Reasoning Gym only
+    python benchmarks/generators_bench.py --rg --only-rg --families maze,gcd_lcm
     python benchmarks/generators_bench.py --constant --before ../main   # constant-answer table
     python benchmarks/generators_bench.py --huge --before ../main       # 1 MiB answers, worst per family
     python benchmarks/generators_bench.py --adaptive                    # adaptive curriculum convergence
@@ -38,40 +40,38 @@ from generators.dataset import canonical_question, make_item  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"
 
-RG_NAMES = {
-    "basic_arithmetic": "basic_arithmetic",
-    "gcd_lcm": "gcd",
-    "prime_factorization": "prime_factorization",
-    "base_conversion": "base_conversion",
-    "fraction_simplify": "fraction_simplification",
-    "linear_equation": "simple_equations",
-    "quadratic_roots": "polynomial_equations",
-    "sequence_next": "number_sequence",
-    "dice_probability": "dice",
-    "calendar_weekday": "calendar_arithmetic",
-    "time_arithmetic": "time_intervals",
-    "tower_of_hanoi": "tower_of_hanoi",
-    "n_queens": "n_queens",
-    "sudoku": "sudoku",
-    "maze": "maze",
-    "knights_knaves": "knights_knaves",
-    "caesar_cipher": "caesar_cipher",
-    "shortest_path": "shortest_path",
-    "graph_coloring": "graph_color",
-    "syllogism": "syllogism",
-    "zebra_puzzle": "zebra_puzzles",
-    "sort_numbers": "number_sorting",
-    "anagram": "letter_jumble",
-}
-"""Our family -> the closest reasoning-gym dataset (tasks are similar, not identical)."""
+
+def rg_pairs(names: list[str]) -> dict[str, str]:
+    """Our family -> its Reasoning Gym dataset, from each family's ``counterpart``
+    (``"reasoning_gym:<dataset>"``): every matched pair, as the README table lists them.
+    The tasks are similar, not identical."""
+    pairs = {}
+    for name in names:
+        kind, _, dataset = registry.get_family(name).counterpart.partition(":")
+        if kind == "reasoning_gym" and dataset:
+            pairs[name] = dataset
+    return pairs
+
 
 RG_CHILD = r"""
-import json, sys, time
+import json, signal, sys, time
+
+
+class Hung(BaseException):  # not an Exception: the level fallback below must not swallow it
+    pass
+
+
+def _alarm(*_):
+    raise Hung()
+
+
+signal.signal(signal.SIGALRM, _alarm)
 t0 = time.perf_counter()
 import reasoning_gym
 from reasoning_gym.factory import DATASETS, CURRICULA
 import_s = time.perf_counter() - t0
 names, items, budget = json.loads(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+hang = float(sys.argv[4])
 out = {"import_s": import_s, "results": {}}
 try:
     import importlib.metadata as md
@@ -79,8 +79,11 @@ try:
 except Exception:
     out["version"] = None
 for name in names:
+    began_name = time.perf_counter()
     entry = {}
     for setting in ("lowest", "highest"):
+        times, level = [], None
+        signal.setitimer(signal.ITIMER_REAL, hang)
         try:
             dataset_cls, config_cls = DATASETS[name]
             if name in CURRICULA:
@@ -102,7 +105,6 @@ for name in names:
                 ds = dataset_cls(config=config_cls(seed=42, size=items))
                 ds[0]
                 level = None
-            times = []
             began = time.perf_counter()
             for i in range(items):
                 t = time.perf_counter()
@@ -111,13 +113,23 @@ for name in names:
                 if time.perf_counter() - began > budget and len(times) >= 5:
                     break
             entry[setting] = {"level": level, "times": times}
+        except Hung:  # an item (or the construction) ran past the cap: keep what was timed
+            if len(times) >= 5:
+                entry[setting] = {"level": level, "times": times, "hung": True}
+            else:
+                entry[setting] = {"error": f"no 5 items within {hang:g} s (an item hung)"}
         except Exception as error:
             entry[setting] = {"error": repr(error)[:200]}
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
     out["results"][name] = entry
+    print(f"  RG {name}: {time.perf_counter() - began_name:.1f} s", file=sys.stderr, flush=True)
 print(json.dumps(out))
 """
 """Times ``ds[i]`` at the lowest and highest level of each dataset's curriculum (a level
-whose config does not validate falls back to the next one down)."""
+whose config does not validate falls back to the next one down). A setting that runs past
+``hang`` seconds (Reasoning Gym's ``arc_1d`` at its top level has an item that never
+finishes) keeps the items timed before it, marked ``hung``, or is an error with fewer than 5."""
 
 
 def summarise(times: list[float], setup: float = 0.0) -> dict[str, float]:
@@ -176,16 +188,16 @@ def ensure_rg(venv: Path) -> tuple[Path | None, str]:
     return python, "installed"
 
 
-def run_rg(python: Path, names: list[str], items: int, budget: float) -> dict[str, Any]:
+def run_rg(python: Path, names: list[str], items: int, budget: float, hang: float = 20.0) -> dict[str, Any]:
     result = subprocess.run(
-        [str(python), "-c", RG_CHILD, json.dumps(names), str(items), str(budget)],
-        capture_output=True,
+        [str(python), "-c", RG_CHILD, json.dumps(names), str(items), str(budget), str(hang)],
+        stdout=subprocess.PIPE,
         text=True,
         timeout=3600,
         cwd="/tmp",
-    )
+    )  # the child's stderr (progress per dataset, tracebacks) goes to ours
     if result.returncode != 0:
-        return {"error": result.stderr[-2000:]}
+        return {"error": f"the Reasoning Gym child exited with {result.returncode} (its stderr is above)"}
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
@@ -295,7 +307,7 @@ def side_by_side(python: Path, pairs: dict[str, str], items: int, budget: float,
                 cell = entry.get(rg_setting, {})
                 if cell.get("times"):
                     rate = len(cell["times"]) / sum(cell["times"])
-                    keep(("rg", f"{ours_name}:{setting}"), rate, {"level": cell.get("level")})
+                    keep(("rg", f"{ours_name}:{setting}"), rate, {"level": cell.get("level"), "hung": cell.get("hung")})
                 else:
                     best.setdefault(("rg", f"{ours_name}:{setting}"), {"error": cell.get("error", "missing")})
     rows = []
@@ -311,6 +323,7 @@ def side_by_side(python: Path, pairs: dict[str, str], items: int, budget: float,
                     "ours_level": ours["level"],
                     "ours_items_per_s": ours["rate"],
                     "rg_level": theirs.get("level"),
+                    "rg_hung": bool(theirs.get("hung")),
                     "rg_items_per_s": theirs.get("rate"),
                     "rg_error": theirs.get("error"),
                     "ratio": ours["rate"] / theirs["rate"] if theirs.get("rate") else None,
@@ -327,7 +340,7 @@ def print_side_by_side(result: dict[str, Any], rounds: int) -> None:
     print("|---|---|---|---:|---:|---:|---:|")
     for row in result["rows"]:
         theirs = (
-            f"{row['rg_items_per_s']:,.0f} ({row['rg_level']})"
+            f"{row['rg_items_per_s']:,.0f} ({row['rg_level']}){' hung' if row.get('rg_hung') else ''}"
             if row["rg_items_per_s"]
             else f"error: {str(row['rg_error'])[:40]}"
         )
@@ -354,6 +367,7 @@ def main() -> int:
     parser.add_argument("--rg-venv", type=Path, default=ROOT / "benchmarks" / ".venv-rg")
     parser.add_argument("--rounds", type=int, default=2, help="with --rg: ours/RG alternations (best kept)")
     parser.add_argument("--only-rg", action="store_true", help="with --rg: the side-by-side table only")
+    parser.add_argument("--families", help="with --rg: only these families (comma separated)")
     parser.add_argument("--uniqueness", action="store_true", help="also measure unique share at --unique-size items")
     parser.add_argument("--unique-size", type=int, default=1000)
     parser.add_argument("--constant", action="store_true", help="only the best-constant-answer table")
@@ -401,7 +415,7 @@ def main() -> int:
         if python is None:
             print(f"Reasoning Gym: {note}")
         else:
-            pairs = {ours: theirs for ours, theirs in RG_NAMES.items() if ours in names}
+            pairs = rg_pairs(args.families.split(",") if args.families else names)
             result = side_by_side(python, pairs, args.items, args.budget, args.rounds)
             if "error" in result:
                 print(f"Reasoning Gym run failed: {str(result['error'])[-300:]}")

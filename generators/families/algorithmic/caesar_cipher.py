@@ -11,8 +11,10 @@ the answer unique.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import ClassVar
 
 from generators.base import Family, Knobs, Problem
@@ -117,13 +119,39 @@ def _ambiguous(cipher: str, shift: int, crib: str | None) -> bool:
     if crib is not None:
         present = set(words)
         return any(other != shift and shift_text(crib, other) in present for other in range(1, 26))
-    for other in range(1, 26):
-        if other == shift:
+    first, rest = words[0], words[1:]
+    if not _LOWER_ONLY.fullmatch(first):  # pragma: no cover - ciphertexts are letters and spaces
+        others: Iterable[int] = range(1, 26)
+    else:  # only the shifts that turn the first word into a word: one per word of its shape
+        others = {(ord(first[0]) - ord(word[0])) % 26 for word in _BY_SHAPE.get(_shape(first), ())}
+    for other in others:
+        if other == shift or other == 0:
             continue
         table = _SHIFT_TABLES[-other % 26]
-        if all(word.translate(table) in WORD_SET for word in words):
+        if first.translate(table) in WORD_SET and all(word.translate(table) in WORD_SET for word in rest):
             return True
     return False
+
+
+_LOWER_ONLY = re.compile("[a-z]+")
+
+
+def _shape(word: str) -> bytes:
+    """What a word keeps under every Caesar shift: the steps between its letters, mod 26."""
+    codes = word.encode("ascii")
+    return bytes([len(codes)]) + bytes((b - a) % 26 for a, b in pairwise(codes))
+
+
+def _shapes() -> dict[bytes, tuple[str, ...]]:
+    shapes: dict[bytes, list[str]] = {}
+    for word in sorted(WORD_SET):
+        if _LOWER_ONLY.fullmatch(word):
+            shapes.setdefault(_shape(word), []).append(word)
+    return {shape: tuple(words) for shape, words in shapes.items()}
+
+
+_BY_SHAPE = _shapes()
+"""Dictionary words by shape: the words a shifted word can decode to are those of its shape."""
 
 
 def generate(config: Config, rng: random.Random) -> Problem:
