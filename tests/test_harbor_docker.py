@@ -35,9 +35,11 @@ SNOOP = r"""#!/bin/bash
 # An agent that looks for what it must not see, tries to reach the verifier's files, then answers.
 echo "user=$(id -un)"
 ls /tests >/dev/null 2>&1 && echo "TESTS-VISIBLE" || echo "tests-absent"
-# the test data (task.json, keyed by world_sha256) or a reference solution anywhere but the oracle's own
+# the test data (task.json: the only file holding the state's sha256) or a reference solution, anywhere
+# but the oracle's own copy of its script
 find / -xdev \( -name task.json -o -name solve.sh \) -not -path '/solution/*' 2>/dev/null | sed 's/^/FOUND /'
-grep -rls 'world_sha256' /env /app /opt /tmp /usr/local /etc /home /root /logs 2>/dev/null | sed 's/^/FOUND /'
+grep -rls --exclude-dir=solution STATE_SHA256 /env /app /opt /tmp /usr /etc /home /root /logs /var /srv 2>/dev/null \
+    | sed 's/^/FOUND /'
 ( echo junk > /env/world/state.sqlite ) 2>/dev/null && echo "INITIAL-WRITTEN" || echo "initial-refused"
 ( touch /opt/synthenv/x ) 2>/dev/null && echo "RUNTIME-WRITTEN" || echo "runtime-refused"
 ( echo 1.0 > /logs/verifier/reward.txt ) 2>/dev/null && echo "reward-file-written" || echo "reward-refused"
@@ -108,7 +110,8 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     item = sorted(p for p in (root / "proc").iterdir() if p.is_dir())[0]
     snoop = root / "snoop" / lookup.name
     shutil.copytree(lookup, snoop)
-    (snoop / "solution" / "solve.sh").write_text(SNOOP)
+    state_sha = json.loads((lookup / "tests" / "task.json").read_text())["world_sha256"]["state.sqlite"]
+    (snoop / "solution" / "solve.sh").write_text(SNOOP.replace("STATE_SHA256", state_sha))
     return {"lookup": lookup, "write": write, "procedural": item, "snoop": snoop}
 
 
