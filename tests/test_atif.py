@@ -34,7 +34,9 @@ def log(tmp_path_factory: pytest.TempPathFactory) -> Path:
     proc = build_procedural_bundle(["basic_arithmetic"], root / "p", n=2, seed=0).path
     path = root / "run" / "trajectories.jsonl"
     writer = TrajectoryWriter(path)
-    env = RecordTrajectory(Environment.from_bundle(bundle), writer, model="test-model", rollout_id="r-1", training_step=7)
+    env = RecordTrajectory(
+        Environment.from_bundle(bundle), writer, model="test-model", rollout_id="r-1", training_step=7
+    )
     for n, task in enumerate(env.tasks[:4]):
         env.rollout_id = f"r-{n}"
         env.reset(task_id=task.id)
@@ -131,7 +133,15 @@ def test_a_log_written_before_the_new_fields_still_reads(log: Path, tmp_path: Pa
         "bundle", "name", "version", "digest", "task_id", "episode", "step", "action", "observation",
         "reward", "components", "terminated", "truncated", "status", "error", "seconds",
     }  # fmt: skip
-    assert new == {"model", "model_text", "prompt_token_ids", "completion_token_ids", "logprobs", "rollout_id", "training_step"}
+    assert new == {
+        "model",
+        "model_text",
+        "prompt_token_ids",
+        "completion_token_ids",
+        "logprobs",
+        "rollout_id",
+        "training_step",
+    }
     old = tmp_path / "old.jsonl"
     lines = [json.loads(line) for line in log.read_text().splitlines()]
     old.write_text("".join(json.dumps({k: v for k, v in r.items() if k not in new}) + "\n" for r in lines))

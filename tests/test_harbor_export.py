@@ -85,7 +85,9 @@ def play(task: Path, work: Path, logs: Path, commands: list[list[str]]) -> dict[
         assert container.main(args, world) == 0, args
     spec = json.loads((task / "tests" / "task.json").read_text())
     fresh = World(env_dir=task / "environment", work_dir=work)  # the verifier's own process
-    verdict = verify.verify_procedural(spec, fresh) if spec["kind"] == "procedural" else verify.verify_tool_use(spec, fresh)
+    verdict = (
+        verify.verify_procedural(spec, fresh) if spec["kind"] == "procedural" else verify.verify_tool_use(spec, fresh)
+    )
     verify.write_reward(verdict, logs)
     return verdict
 

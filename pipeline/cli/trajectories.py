@@ -42,7 +42,9 @@ def export(
             try:
                 from pipeline.integrations.trajectory import export_trajectories
             except ImportError as exc:  # pragma: no cover - duckdb is in the analytics extra
-                fail(f"exporting needs DuckDB ({exc.name} is missing): pip install 'synthenv[analytics]'", "unavailable")
+                fail(
+                    f"exporting needs DuckDB ({exc.name} is missing): pip install 'synthenv[analytics]'", "unavailable"
+                )
             result = export_trajectories(list(files), target, fmt)
     except (ValueError, ImportError) as exc:
         fail(str(exc))
