@@ -208,7 +208,7 @@ async def test_1000_calls_of_the_default_official_client_hold_one_session(store_
 async def test_abandoned_connections_are_refused_promptly_at_capacity_and_reaped_at_the_ttl(
     store_bundle: Path,
 ) -> None:
-    ttl = 4.0
+    ttl = 20.0  # long enough that none idles out while 24 clients connect on a loaded machine
     with serve(store_bundle, "--max-sessions", "4", "--session-ttl", str(ttl)) as base:
         outcomes: list[str] = []
         start = time.monotonic()
@@ -233,7 +233,7 @@ async def test_abandoned_connections_are_refused_promptly_at_capacity_and_reaped
         )
         rest = httpx.post(f"{base}/trainer/sessions", json={}, headers=AUTH)
         assert outcomes[:4] == ["ok"] * 4 and set(outcomes[4:16]) == {"unavailable"}, outcomes
-        assert len(outcomes) == 24 and took < 60
+        assert len(outcomes) == 24 and took < ttl
         assert held["sessions"] == 4 and held["mcp_sessions"] == 16  # the MCP cap: 4 per environment slot
         assert raw.status_code == 503 and int(raw.headers["retry-after"]) >= 1
         assert rest.status_code == 503 and int(rest.headers["retry-after"]) >= 1
