@@ -6,7 +6,7 @@ such socket stays open for as long as the client likes, and a few hundred exhaus
 server. :class:`HeaderTimeoutProtocol` gives every request ``header_timeout`` seconds
 from the connection (or the previous response) to the end of its headers, then answers
 408 and closes. Slow bodies are the request guard's job (``pipeline.server.guard``);
-``limit_concurrency`` caps connections and requests in flight (503 beyond).
+``limit_concurrency`` caps connections and requests in flight (503 with ``Retry-After`` beyond).
 
 The HTTP parser is httptools (C) when installed (``synthenv[serve]`` brings it with uvloop),
 h11 otherwise; both get the same header deadline. :func:`serve_workers` runs several
@@ -26,6 +26,34 @@ try:
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 except ImportError:  # httptools not installed: h11 only
     HttpToolsProtocol = None  # type: ignore[assignment,misc]
+
+RETRY_AFTER = b"1"
+"""Seconds a client refused for lack of connections waits (connections free up as responses complete)."""
+
+
+async def _service_unavailable(scope: Any, receive: Any, send: Any) -> None:
+    """uvicorn's over-``limit_concurrency`` answer, plus ``Retry-After``: capacity is a 503 a client can act on."""
+    body = b"Service Unavailable"
+    headers = [
+        (b"content-type", b"text/plain; charset=utf-8"),
+        (b"content-length", str(len(body)).encode()),
+        (b"retry-after", RETRY_AFTER),
+        (b"connection", b"close"),
+    ]
+    await send({"type": "http.response.start", "status": 503, "headers": headers})
+    await send({"type": "http.response.body", "body": body, "more_body": False})
+
+
+def _answer_capacity_with_retry_after() -> None:
+    """uvicorn's protocols name their 503 app as a module global; point it at :func:`_service_unavailable`."""
+    from uvicorn.protocols.http import h11_impl
+
+    h11_impl.service_unavailable = _service_unavailable  # type: ignore[assignment]
+    if HttpToolsProtocol is not None:
+        from uvicorn.protocols.http import httptools_impl
+
+        httptools_impl.service_unavailable = _service_unavailable  # type: ignore[assignment]
+
 
 DEFAULT_HEADER_TIMEOUT = 10.0
 DEFAULT_KEEP_ALIVE = 5
@@ -129,6 +157,7 @@ def make_server(
         raise ValueError("parser httptools needs the httptools package: pip install 'synthenv[serve]'")
     base = HeaderTimeoutProtocol if parser == "h11" or HttpToolsProtocol is None else HttpToolsHeaderTimeoutProtocol
     protocol = type(base.__name__, (base,), {"header_timeout": float(header_timeout)})
+    _answer_capacity_with_retry_after()
     config = uvicorn.Config(
         app,
         host=host,

@@ -256,3 +256,31 @@ async def test_two_workers_keep_an_mcp_session_across_new_connections(store_bund
                     except Exception:
                         failed[label] += 1
     assert failed == {"trainer": 0, "agent": 0}
+
+
+def test_the_connection_cap_is_a_503_with_retry_after(store_bundle: Path) -> None:
+    """Past ``limit_concurrency`` uvicorn answers 503 itself; the client is told when to come back."""
+    import threading
+
+    from pipeline.server.runner import make_server
+
+    port = _free_port()
+    server = make_server(create_app(store_bundle, trainer_token=TOKEN), "127.0.0.1", port, max_connections=2)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    held: list[socket.socket] = []
+    try:
+        deadline = time.monotonic() + 30
+        while not server.started and time.monotonic() < deadline:
+            time.sleep(0.05)
+        held = [socket.create_connection(("127.0.0.1", port)) for _ in range(2)]  # idle, never a request
+        time.sleep(0.3)
+        start = time.monotonic()
+        refused = httpx.get(f"http://127.0.0.1:{port}/health", timeout=10)
+        took = time.monotonic() - start
+    finally:
+        for s in held:
+            s.close()
+        server.should_exit = True
+        thread.join(timeout=10)
+    assert refused.status_code == 503 and refused.headers["retry-after"] == "1" and took < 2
