@@ -1,12 +1,13 @@
 """Per-episode budgets on a served session: write calls and rows created.
 
 A session holds what its episode wrote (:mod:`pipeline.runtime.session`), so a client that
-keeps calling ``create_*`` grows the server without bound (40,000 creates raised it by
-108 MB). :class:`Budget` wraps one session's environment and refuses, before it runs, a
-write call past ``max_writes`` or a create past ``max_rows`` in the current episode; the
-refusal is a tool error with the code ``limit_exceeded`` (HTTP 429, an MCP tool error)
-that names the limit and the flag that sets it. A reset (a new episode, a fresh copy of
-the initial state) starts both counts again. Reads are never limited.
+keeps calling ``create_*`` grows the server without bound (40,000 creates of rows with
+500-character strings: +65 MB in one session; over HTTP the issue measured +108 MB).
+:class:`Budget` wraps one session's environment and refuses, before it runs, a write call
+past ``max_writes`` or a create past ``max_rows`` in the current episode; the refusal is a
+tool error with the code ``limit_exceeded`` (HTTP 429, an MCP tool error) that names the
+limit and the flag that sets it. A reset (a new episode, a fresh copy of the initial
+state) starts both counts again. Reads are never limited.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ DEFAULT_MAX_WRITES = 1000
 """Write calls (create, update, delete) one episode may make: far above what any task needs
 (the generated tasks take a handful), low enough that a session stays small."""
 DEFAULT_MAX_ROWS = 200
-"""Rows one episode may create: about 0.5 MB of session memory at the measured 2.7 kB a row."""
+"""Rows one episode may create: at most about 0.3 MB of session memory at the measured 1.6 kB a row of
+maximal strings (the 40,000 creates above: +0.2 MB, 39,800 refused)."""
 LIMIT_EXCEEDED = "limit_exceeded"
 
 

@@ -5,7 +5,8 @@ The bundle is loaded (and its digests checked) once; every session is an
 compiled argument validators, tasks, the shared base of the initial state) and owns only
 its episode: one SQLite connection to the shared base holding what it wrote
 (:mod:`pipeline.runtime.session`). A session costs what it wrote plus a small page cache,
-and creating one costs a connection.
+and creating one costs a connection; what one episode may write is capped
+(:class:`pipeline.server.limits.Budget`).
 
 Open sessions live in a :class:`cachetools.TTLCache`: each use restarts a session's time
 to live, and sessions idle for longer than the TTL are closed when the cache expires them
