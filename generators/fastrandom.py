@@ -39,15 +39,18 @@ class FastRandom(random.Random):
         return super().randint(a, b)
 
     def randrange(self, start: int, stop: int | None = None, step: int = 1) -> int:  # type: ignore[override]
-        if step == 1 and type(step) is int and type(start) is int and (stop is None or type(stop) is int):
-            low, n = (0, start) if stop is None else (start, stop - start)
+        if type(step) is int and step > 0 and type(start) is int and (stop is None or type(stop) is int):
+            if stop is None:
+                low, n = 0, (start if step == 1 else 0)  # a step without a stop: Random's error
+            else:
+                low, n = start, (stop - start + step - 1) // step
             if n > 0:
                 k = n.bit_length()
                 getrandbits = self.getrandbits
                 r = getrandbits(k)
                 while r >= n:
                     r = getrandbits(k)
-                return low + r
+                return low + step * r
         return super().randrange(start, stop, step)
 
     def choice(self, seq: Sequence[T]) -> T:  # type: ignore[override]

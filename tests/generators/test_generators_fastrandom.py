@@ -23,6 +23,7 @@ def _calls(rng: random.Random, driver: random.Random) -> list[object]:
         elif kind == 2:
             a = driver.randint(-50, 50)
             out.append(rng.randrange(a, a + driver.randint(1, 300)))
+            out.append(rng.randrange(a, a + driver.randint(1, 300), driver.randint(1, 40)))
         elif kind == 3:
             out.append(rng.choice(string.ascii_letters[: driver.randint(1, 52)]))
         elif kind == 4:
@@ -46,7 +47,7 @@ def test_every_method_draws_the_same_as_random_random(seed: int) -> None:
 
 def test_cases_off_the_fast_path_behave_as_random_random() -> None:
     plain, fast = random.Random(4), FastRandom(4)
-    assert fast.randrange(0, 20, 3) == plain.randrange(0, 20, 3)
+    assert fast.randrange(20, 0, -3) == plain.randrange(20, 0, -3)
     assert fast.randint(True, 5) == plain.randint(True, 5)
     assert fast.sample([1, 2, 3], 2, counts=[2, 1, 1]) == plain.sample([1, 2, 3], 2, counts=[2, 1, 1])
     assert fast.getstate() == plain.getstate()
@@ -54,7 +55,9 @@ def test_cases_off_the_fast_path_behave_as_random_random() -> None:
         lambda r: r.choice(""),
         lambda r: r.randint(5, 4),
         lambda r: r.randrange(0),
+        lambda r: r.randrange(5, 5, 2),
+        lambda r: r.randrange(5, step=2),
         lambda r: r.sample(range(3), 4),
     ):
-        with pytest.raises((IndexError, ValueError)):
+        with pytest.raises((IndexError, ValueError, TypeError)):
             bad(fast)

@@ -10,6 +10,7 @@ few values that one constant answer would often hit.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -57,28 +58,38 @@ LEVELS = (
 )
 
 
-def min_coins(coins: list[int], amount: int) -> int:
-    """Unbounded coin change by DP; -1 when the amount cannot be made."""
-    inf = amount + 1
-    best = [0] + [inf] * amount
-    for value in range(1, amount + 1):
-        for c in coins:
-            if c <= value and best[value - c] + 1 < best[value]:
-                best[value] = best[value - c] + 1
-    return best[amount] if best[amount] < inf else -1
+@functools.lru_cache(maxsize=16)
+def _table(coins: tuple[int, ...], amount: int) -> tuple[list[int], list[int]]:
+    """Fewest coins for every value up to ``amount`` and the coin that last improved it.
 
-
-def fewest_coins(coins: list[int], amount: int) -> list[int] | None:
-    """One smallest multiset of coins (largest first) making ``amount``, or None."""
+    Coins are tried in the given order and only a strictly smaller count replaces the
+    best, so ties keep the first coin (what the answer's multiset is built from). Cached:
+    ``generate`` asks for the same table twice (the count, then the coins).
+    """
     inf = amount + 1
     best = [0] + [inf] * amount
     last = [0] * (amount + 1)
     for value in range(1, amount + 1):
+        count, pick = inf, 0
         for c in coins:
-            if c <= value and best[value - c] + 1 < best[value]:
-                best[value] = best[value - c] + 1
-                last[value] = c
-    if best[amount] >= inf:
+            if c <= value:
+                candidate = best[value - c] + 1
+                if candidate < count:
+                    count, pick = candidate, c
+        best[value], last[value] = count, pick
+    return best, last
+
+
+def min_coins(coins: list[int], amount: int) -> int:
+    """Unbounded coin change by DP; -1 when the amount cannot be made."""
+    best = _table(tuple(coins), amount)[0]
+    return best[amount] if best[amount] <= amount else -1
+
+
+def fewest_coins(coins: list[int], amount: int) -> list[int] | None:
+    """One smallest multiset of coins (largest first) making ``amount``, or None."""
+    best, last = _table(tuple(coins), amount)
+    if best[amount] > amount:
         return None
     out: list[int] = []
     while amount:

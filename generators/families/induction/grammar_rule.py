@@ -142,8 +142,14 @@ def generate(config: Config, rng: random.Random) -> Problem:
         if None in examples or None in candidates:
             continue
         shown = [(text, rule[1](text)) for text in examples if text is not None]
+        # Rules that agree with every shown example; a new example only narrows them, so
+        # each round filters the previous rivals by the examples added since.
+        rivals = [f for _, f in pool if all(f(text) == label for text, label in shown)]
+        checked = len(shown)
         for _ in range(config.examples):
-            rivals = [f for _, f in pool if all(f(text) == label for text, label in shown)]
+            if len(shown) > checked:
+                rivals = [f for f in rivals if all(f(text) == label for text, label in shown[checked:])]
+                checked = len(shown)
             disagree = [c for c in candidates if c is not None and len({f(c) for f in rivals}) > 1]
             if not disagree:
                 break
