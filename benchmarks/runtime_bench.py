@@ -230,11 +230,14 @@ def in_process(bundle_path: Path, repeats: int, envs: int) -> dict[str, Any]:
     }
 
 
-def run_worker(code: Path, bundle: Path, repeats: int, envs: int) -> dict[str, Any]:
+def run_worker(code: Path, bundle: Path, repeats: int, envs: int, file_base: bool = False) -> dict[str, Any]:
+    """One measurement in a child interpreter; ``file_base`` forces the file-backed base
+    (``SYNTHENV_IMAGE_LIMIT=0``: every state kept as a file, as states over the limit are)."""
+    extra = {"SYNTHENV_IMAGE_LIMIT": "0"} if file_base else {}
     out = subprocess.run(
         [sys.executable, __file__, "--worker", "--bundle", str(bundle), "--repeats", str(repeats), "--envs", str(envs)],
         cwd=code,
-        env={**os.environ, "PYTHONPATH": str(code)},
+        env={**os.environ, "PYTHONPATH": str(code), **extra},
         capture_output=True,
         text=True,
         check=False,
@@ -255,6 +258,9 @@ def main() -> None:
     parser.add_argument("--envs", type=int, default=1000, help="Environments held for the memory figure")
     parser.add_argument("--code", type=Path, action="append", default=[], help="another checkout to measure too")
     parser.add_argument("--rounds", type=int, default=2, help="A B rounds when --code is given")
+    parser.add_argument(
+        "--file-base", action="store_true", help="also run this checkout with the file-backed base forced"
+    )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
 
@@ -268,11 +274,11 @@ def main() -> None:
         if args.inflate_rows:
             bundle = inflate(bundle, args.inflate_rows, args.grown_out or Path(out))
         result: dict[str, Any] = {"bundle": str(bundle), "cpus": os.cpu_count(), "runs": []}
-        codes = [ROOT, *args.code]
-        for _ in range(args.rounds if args.code else 1):
-            for code in codes:
-                run = run_worker(code, bundle, args.repeats, args.envs)
-                run["code"] = str(code)
+        variants = [(ROOT, False), *([(ROOT, True)] if args.file_base else []), *((c, False) for c in args.code)]
+        for _ in range(args.rounds if len(variants) > 1 else 1):
+            for code, file_base in variants:
+                run = run_worker(code, bundle, args.repeats, args.envs, file_base)
+                run["code"] = str(code) + (" (file-backed base)" if file_base else "")
                 result["runs"].append(run)
                 _print(run)
     RESULTS.mkdir(parents=True, exist_ok=True)

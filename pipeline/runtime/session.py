@@ -17,10 +17,11 @@ Two kinds of session share this class:
 
   A state over :data:`~pipeline.bundle.format.IMAGE_LIMIT` (a
   :class:`~pipeline.bundle.format.StateFile`: SQLite caps a memdb database at 1 GiB) gets a
-  file-backed base instead: one temporary copy of the state file with the write log built in,
-  which sessions open with ``nolock`` and read through a memory map (the OS page cache is the
-  one shared copy), and which the verifier reads through one immutable connection. The rest
-  is the same: the never-committed transaction keeps each session's writes in its own cache
+  file-backed base instead: one temporary copy of the state file with the write log built in
+  (made when the first shared session opens), which sessions open with ``nolock`` and read
+  through the OS page cache (the one shared copy); the verifier reads the state
+  file itself through one immutable connection, and a private session is one temporary copy
+  with the write log. The rest is the same: the never-committed transaction keeps each session's writes in its own cache
   (with ``cache_spill`` off nothing reaches the file), commits are refused, reset is a
   rollback. The file is removed when the last session of its executor is gone.
 * **private** (the default): the session opens its own copy (in memory, or a temporary file
@@ -48,7 +49,9 @@ import logging
 import os
 import sqlite3
 import tempfile
+import threading
 import weakref
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -79,26 +82,65 @@ def _connect(uri: str) -> sqlite3.Connection:
 @dataclass(eq=False)
 class _Prepared:
     initial: bytes
+    tables: tuple[str, ...]
+    """The schema's tables (what the write log's triggers watch)."""
     uri: str
-    """Where sessions open the shared base (an in-process memdb database), if it is in memory."""
+    """Where sessions open the shared base when it is in memory (a memdb database)."""
     reference: sqlite3.Connection
-    """A read-only connection to the shared base (the initial state plus the write log), which
-    keeps the memdb alive and which every session's verification reads."""
-    file: Path | None = None
-    """The base when it is file-backed (a state too large for memory); removed with this object."""
+    """A read-only connection to the initial state (in memory: the shared base itself, which it
+    keeps alive; a state file: the file, opened immutable), which every verification reads."""
     resolved: dict[tuple[str, str], int] = field(default_factory=dict)
     """Natural keys of expected changes already resolved to ids in the (immutable) initial state."""
+    _lock: threading.Lock = field(default_factory=threading.Lock)
 
     @cached_property
     def image(self) -> bytes:
-        """The base as a state: what each private session copies."""
-        return StateFile(self.file) if self.file is not None else self.reference.serialize()
+        """The in-memory base serialised: what each private session deserialises."""
+        return self.reference.serialize()
+
+    @property
+    def on_file(self) -> bool:
+        return isinstance(self.initial, StateFile)
+
+    @cached_property
+    def base_file(self) -> Path:
+        """The shared base of a state file, made when the first shared session opens: a temporary
+        copy with the write log built in, removed when this object is collected."""
+        assert isinstance(self.initial, StateFile)
+        fd, name = tempfile.mkstemp(prefix="synthenv-base-", suffix=".sqlite")
+        os.close(fd)
+        path = Path(name)
+        try:
+            conn = self.initial.copy(to=path)
+            try:
+                _add_write_log(conn, self.tables)
+            finally:
+                conn.close()
+        except BaseException:
+            path.unlink(missing_ok=True)
+            raise
+        weakref.finalize(self, path.unlink, missing_ok=True)
+        return path
 
     def connect(self) -> sqlite3.Connection:
-        """A new connection to the shared base for a session."""
-        if self.file is not None:
-            return open_state_file(self.file, nolock=True)
+        """A new connection to the shared base, for a shared session."""
+        if self.on_file:
+            with self._lock:
+                base = self.base_file
+            return open_state_file(base, nolock=True)
         return _connect(self.uri)
+
+    def private(self) -> sqlite3.Connection:
+        """A private copy of the base, for a private session."""
+        if self.on_file:
+            conn = open_copy(self.initial)
+            try:
+                _add_write_log(conn, self.tables)
+            except BaseException:
+                conn.close()
+                raise
+            return conn
+        return open_copy(self.image)
 
 
 _PREPARED: weakref.WeakKeyDictionary[Executor, _Prepared] = weakref.WeakKeyDictionary()
@@ -110,47 +152,23 @@ def _prepared(initial: bytes, executor: Executor) -> _Prepared:
     hit = _PREPARED.get(executor)
     if hit is not None and (hit.initial is initial or hit.initial == initial):
         return hit
-    prepared = _file_base(initial, executor) if isinstance(initial, StateFile) else _memory_base(initial, executor)
+    tables = tuple(t.name for t in executor.schema.tables)
+    if isinstance(initial, StateFile):
+        initial.check()
+        reference = open_state_file(initial.path, readonly=True)
+        uri = ""
+    else:
+        uri = f"file:/synthenv-{os.getpid()}-{next(_NAMES)}?vfs=memdb&nolock=1"
+        source = tracked_connection(initial, executor)
+        try:
+            reference = _connect(uri)
+            source.backup(reference)
+        finally:
+            source.close()
+    reference.execute("PRAGMA query_only = ON")
+    prepared = _Prepared(initial, tables, uri, reference)
     _PREPARED[executor] = prepared
     return prepared
-
-
-def _memory_base(initial: bytes, executor: Executor) -> _Prepared:
-    uri = f"file:/synthenv-{os.getpid()}-{next(_NAMES)}?vfs=memdb&nolock=1"
-    source = tracked_connection(initial, executor)
-    try:
-        reference = _connect(uri)
-        source.backup(reference)
-    finally:
-        source.close()
-    reference.execute("PRAGMA query_only = ON")
-    return _Prepared(initial, uri, reference)
-
-
-def _file_base(initial: StateFile, executor: Executor) -> _Prepared:
-    """The shared base of a state kept as a file: a temporary copy with the write log built in."""
-    fd, name = tempfile.mkstemp(prefix="synthenv-base-", suffix=".sqlite")
-    os.close(fd)
-    path = Path(name)
-    try:
-        conn = initial.copy(to=path)
-        try:
-            _add_write_log(conn, executor)
-        finally:
-            conn.close()
-        reference = open_state_file(path, readonly=True)
-    except BaseException:
-        path.unlink(missing_ok=True)
-        raise
-    reference.execute("PRAGMA query_only = ON")
-    prepared = _Prepared(initial, path.as_uri(), reference, path)
-    weakref.finalize(prepared, _remove, path, reference)
-    return prepared
-
-
-def _remove(path: Path, reference: sqlite3.Connection) -> None:
-    reference.close()
-    path.unlink(missing_ok=True)
 
 
 def tracked_connection(initial: bytes, executor: Executor) -> sqlite3.Connection:
@@ -160,19 +178,19 @@ def tracked_connection(initial: bytes, executor: Executor) -> sqlite3.Connection
     """
     conn = open_copy(initial)
     try:
-        _add_write_log(conn, executor)
+        _add_write_log(conn, [t.name for t in executor.schema.tables])
     except BaseException:
         conn.close()
         raise
     return conn
 
 
-def _add_write_log(conn: sqlite3.Connection, executor: Executor) -> None:
-    """The write log table and, on every table of the schema, its triggers, committed."""
+def _add_write_log(conn: sqlite3.Connection, tables: Iterable[str]) -> None:
+    """The write log table and, on every one of ``tables``, its triggers, committed."""
     try:
         conn.execute("BEGIN")
         conn.execute(f"CREATE TABLE main.{WRITE_LOG} (tbl TEXT NOT NULL, id INTEGER NOT NULL)")
-        for i, table in enumerate(t.name for t in executor.schema.tables):
+        for i, table in enumerate(tables):
             name = table.replace('"', '""')
             label = table.replace("'", "''")
             for event, row in (("INSERT", "NEW"), ("UPDATE", "NEW"), ("DELETE", "OLD")):
@@ -208,7 +226,7 @@ class Session:
 
     def _open(self) -> sqlite3.Connection:
         if not self.shared:
-            return open_copy(self._prepared.image)
+            return self._prepared.private()
         conn = self._prepared.connect()
         try:
             conn.execute("PRAGMA foreign_keys = ON")
