@@ -227,18 +227,23 @@ def render(node: Regex, context: str = "alt") -> str:
     return f"({body})" if context == "repeat" else body
 
 
+_REPEATS = {"star": (0, 2), "plus": (1, 3), "opt": (0, 1)}
+
+
 def _sample(node: Regex, alphabet: str, rng: random.Random) -> str:
     kind = node[0]
     if kind == "lit":
         return str(node[1])
-    if kind in ("any", "class"):
-        return rng.choice(alphabet if kind == "any" else node[1])
+    if kind == "any":
+        return rng.choice(alphabet)
+    if kind == "class":
+        return rng.choice(node[1])
     if kind == "cat":
-        return "".join(_sample(part, alphabet, rng) for part in node[1])
+        return "".join([_sample(part, alphabet, rng) for part in node[1]])
     if kind == "alt":
         return _sample(node[rng.randint(1, 2)], alphabet, rng)
-    low, high = {"star": (0, 2), "plus": (1, 3), "opt": (0, 1)}[kind]
-    return "".join(_sample(node[1], alphabet, rng) for _ in range(rng.randint(low, high)))
+    low, high = _REPEATS[kind]
+    return "".join([_sample(node[1], alphabet, rng) for _ in range(rng.randint(low, high))])
 
 
 def _mutate(text: str, alphabet: str, rng: random.Random) -> str:
