@@ -190,7 +190,16 @@ async def test_1000_calls_of_the_default_official_client_hold_one_session(store_
                     counts.add(health(base)["sessions"])
             again = await client.call_tool(RESET, {"seed": 2})  # a new episode replaces the connection's
             counts.add(health(base)["sessions"])
+        httpx.delete(f"{base}/trainer/sessions/{again.meta[SESSION_META]}", headers=AUTH)  # the trainer's, done
         rest = httpx.post(f"{base}/trainer/sessions", json={}, headers=AUTH)
+        agent_counts = set()
+        for mode in ("auto", "legacy"):  # an agent's client naming the trainer's session, both protocols
+            async with official(base, {"X-Session-Id": rest.json()["session_id"]}, mode=mode) as agent:
+                for i in range(200):
+                    assert not (await agent.call_tool("get_product", {"id": 1 + i % 20})).is_error
+                h = health(base)
+                agent_counts.add((mode, h["sessions"], h["mcp_sessions"]))
+        assert agent_counts == {("auto", 1, 0), ("legacy", 1, 1)}
         assert protocol in MODERN_PROTOCOL_VERSIONS  # the default client picks the stateless protocol
         assert (
             unnamed.is_error
