@@ -13,6 +13,7 @@ from pipeline.cli.main import app
 from pipeline.jobs import curriculum as loop
 from pipeline.jobs import task_mix
 from pipeline.jobs.evaluate import Target, evaluate
+from pipeline.tasks.families import FAMILIES
 
 
 def test_next_mix_grows_the_frontier_halves_the_easy_and_keeps_the_rest() -> None:
@@ -36,7 +37,7 @@ def test_next_mix_grows_the_frontier_halves_the_easy_and_keeps_the_rest() -> Non
 def test_a_default_bundle_has_its_tasks_per_family_spread_over_levels(store_bundle: Path) -> None:
     mix = task_mix.current_mix(load_bundle(store_bundle))
     assert mix["lookup"] == dict.fromkeys(range(6), 1)
-    assert len(mix) == 11
+    assert len(mix) == len(FAMILIES)
 
 
 def test_an_evaluation_run_feeds_the_tool_use_curriculum_and_the_next_version_has_the_new_mix(

@@ -98,9 +98,10 @@ def _answer_keys(task: Task) -> set[Key]:
     check = task.verifier.answer
     if check is None:
         return set()
-    if check.kind == "refuse" and isinstance(check.expected, dict):
-        out: set[Key] = {("v", check.expected.get("value"))} - {("v", None)}
-        return out | {("id", check.expected.get("id"))}
+    if check.kind == "refuse":
+        refusals = [check.expected] if isinstance(check.expected, dict) else list(check.expected)
+        out: set[Key] = {("v", r.get("value")) for r in refusals} - {("v", None)}
+        return out | {("id", r.get("id")) for r in refusals}
     values = task.answer if isinstance(task.answer, list) else [task.answer]
     return {("v", v) for v in values if v is not None and not isinstance(v, bool)}
 

@@ -265,7 +265,7 @@ def test_the_system_text_states_the_refusal_the_verifier_scores(store_bundle: Pa
 
 def test_a_policy_text_has_one_place_in_the_system_text() -> None:
     text = system_text(False, policy="Refunds over 500 need a manager.")
-    assert "Policy of this system: Refunds over 500 need a manager." in text
+    assert "Policy of this system:\nRefunds over 500 need a manager." in text
     assert system_text(True) == system_text(True, policy="ignored for procedural")
 
 

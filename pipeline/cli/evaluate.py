@@ -24,7 +24,10 @@ def evaluate(
         None, "--llm", help="litellm model to evaluate (openai/gpt-4o-mini, openai/NAME with --llm-base-url, …)"
     ),
     policy: str | None = typer.Option(
-        None, "--policy", help="a scripted policy instead of a model: random, refuse, no_tools or reference"
+        None,
+        "--policy",
+        help="a scripted policy instead of a model: random, refuse, no_tools, reference, literal, first_candidate "
+        "or no_computation",
     ),
     run_baselines: bool = typer.Option(
         False, "--baselines", help="run every scripted policy (no model needed) and compare them per level"

@@ -46,6 +46,9 @@ class Reference:
 
     calls: tuple[tuple[str, dict[str, Any]], ...]
     answer: Any
+    literal: tuple[tuple[str, dict[str, Any]], ...] = ()
+    """What a literal reading of the request does: the reference plus the operation on every record a
+    rule of the world's policy forbids (the tools would carry it out); for the literal-compliance policy."""
 
 
 @dataclass(frozen=True)

@@ -129,7 +129,15 @@ TRIVIAL = ("random", "refuse", "no_tools")
 """Baselines that do not do the task: any pass of theirs is a reward had for free."""
 
 
+def _judgment() -> dict[str, type]:
+    from pipeline.evaluate.judgment import JUDGMENT_BASELINES
+
+    return JUDGMENT_BASELINES
+
+
 def baseline(name: str) -> Any:
+    if name in _judgment():
+        return _judgment()[name]()
     if name not in BASELINES:
         raise ValueError(f"unknown baseline {name!r}; known: {', '.join(BASELINES)}")
     return BASELINES[name]()

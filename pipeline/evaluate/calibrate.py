@@ -74,6 +74,7 @@ def _check_report(data: dict[str, Any], p: Path) -> None:
 def calibration(reports: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """``manifest["calibration"]`` from reports of one bundle digest."""
     from pipeline.evaluate.baselines import BASELINES
+    from pipeline.evaluate.judgment import JUDGMENT_BASELINES
 
     if not reports:
         raise ValueError("calibration needs at least one evaluation report")
@@ -89,7 +90,7 @@ def calibration(reports: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             entry = tasks.setdefault(tid, {"family": t["family"], "level": t["level"], "observed": {}})
             entry["observed"][r["policy"]] = {"n": t["n"], "passed": t["passed"], "errors": t["errors"]}
     for entry in tasks.values():
-        measured = [o for p, o in entry["observed"].items() if p not in BASELINES]
+        measured = [o for p, o in entry["observed"].items() if p not in BASELINES and p not in JUDGMENT_BASELINES]
         n = sum(o["n"] for o in measured)
         rate = round(sum(o["passed"] for o in measured) / n, 4) if n else None
         entry["pass_rate"] = rate

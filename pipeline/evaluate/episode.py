@@ -66,10 +66,23 @@ def reference_of(env: Any, task_id: str, surface: Surface | None = None) -> Refe
                 return Reference((), task["answer"])
         elif task.id == task_id:
             calls = [(c.tool, dict(c.arguments)) for c in task.solution]
+            literal = calls + _forbidden_calls(task)
             if surface is not None:
                 calls = [surface.call(tool, args) for tool, args in calls]
-            return Reference(tuple(calls), task.answer)
+                literal = [surface.call(tool, args) for tool, args in literal]
+            return Reference(tuple(calls), task.answer, tuple(literal))
     raise ValueError(f"unknown task {task_id!r}")
+
+
+def _forbidden_calls(task: Any) -> list[tuple[str, dict[str, Any]]]:
+    """The operation on every record a task refuses by policy (``knobs["operation"]``): what doing
+    exactly what the request says would add to the reference."""
+    op = task.knobs.get("operation")
+    check = task.verifier.answer
+    if not isinstance(op, str) or check is None or check.kind != "refuse":
+        return []
+    refusals = check.expected if isinstance(check.expected, (list, tuple)) else [check.expected]
+    return [(op, {"id": r["id"]}) for r in refusals if r.get("cannot") == "policy"]
 
 
 def is_procedural(env: Any) -> bool:

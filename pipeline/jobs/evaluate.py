@@ -158,10 +158,11 @@ def baselines(
 ) -> dict[str, Any]:
     """Every scripted baseline on the bundle: one run each under ``out/<name>``, and a combined page."""
     from pipeline.evaluate.baselines import BASELINES, TRIVIAL
+    from pipeline.evaluate.judgment import JUDGMENT_BASELINES
     from pipeline.evaluate.report import baseline_table, trivial_passes
     from pipeline.package.report.evaluation import evaluation_page
 
-    names = list(names or BASELINES)
+    names = list(names or [*BASELINES, *JUDGMENT_BASELINES])
     config = config or EvalConfig()
     bundle, _ = open_target(target)
     root = Path(out) if out is not None else DEFAULT_ROOT / f"{bundle.name}-{bundle.version}" / "baselines"

@@ -148,7 +148,9 @@ def refine_step(
     client = Client(settings)
     initial = serialise(state)
     executor = Executor(schema, toolset, inputs.clock)
-    out = Refined(TaskSet(list(taskset.tasks), Counter(taskset.dropped), taskset.candidates, taskset.exploits))
+    out = Refined(
+        TaskSet(list(taskset.tasks), Counter(taskset.dropped), taskset.candidates, taskset.exploits, taskset.policy)
+    )
     if "paraphrase" in options.passes and out.taskset.tasks:
         p = paraphrase_tasks(out.taskset.tasks, schema, initial, executor, client, out.ledger)
         out.taskset.tasks = p.tasks

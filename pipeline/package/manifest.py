@@ -118,6 +118,9 @@ def manifest_for(
             "parent": inputs.parent,
         },
     }
+    if taskset.policy is not None and taskset.policy.rules:
+        manifest["policy"] = taskset.policy.text()
+        manifest["policy_rules"] = taskset.policy.model_dump(mode="json")
     if inputs.task_mix is not None:  # only then: every other bundle keeps its bytes and digest
         mix = mix_knob(inputs.task_mix)
         manifest["knobs"]["task_mix"] = mix

@@ -254,6 +254,36 @@ def as_refusal(value: Any) -> dict[str, Any] | None:
     return parsed if isinstance(parsed, dict) and "cannot" in parsed else None
 
 
+def as_refusals(value: Any) -> list[dict[str, Any]] | None:
+    """Every refusal object of an answer: a JSON list of them, one per line, or a single one.
+
+    A partly done request refuses each part it could not do; the parts are read in any order.
+    """
+    if isinstance(value, (list, tuple)):
+        found = [as_refusal(v) for v in value]
+        return None if not found or any(f is None for f in found) else [f for f in found if f is not None]
+    if isinstance(value, dict):
+        one = as_refusal(value)
+        return None if one is None else [one]
+    if not isinstance(value, str) or len(value) > MAX_CHARS:
+        return None
+    text = clean(value)
+    if text.startswith("["):
+        try:
+            parsed = json.loads(text)
+        except (ValueError, RecursionError):
+            parsed = None
+        if isinstance(parsed, list):
+            return as_refusals(parsed)
+    lines = [line.strip().rstrip(",") for line in text.splitlines() if line.strip()]
+    if len(lines) > 1:
+        found = [as_refusal(line) for line in lines]
+        if all(f is not None for f in found):
+            return [f for f in found if f is not None]
+    one = as_refusal(text)
+    return None if one is None else [one]
+
+
 def as_id(value: Any) -> int | None:
     if isinstance(value, bool):
         return None

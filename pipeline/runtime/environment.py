@@ -47,7 +47,8 @@ from pipeline.world.schema import Schema
 
 Observation = dict[str, Any]
 Info = dict[str, Any]
-_ANSWER_TYPES = (str, int, float, list, type(None))
+_ANSWER_TYPES = (str, int, float, list, dict, type(None))
+"""What an answer may be: a dict only as a refusal object (``{"cannot": ...}``), sent as an object."""
 
 
 def _error(code: str, message: str) -> Observation:
@@ -282,11 +283,16 @@ class Environment:
     def _answer(
         self, session: Session, task: Task, answer: Any, info: Info
     ) -> tuple[Observation, float, bool, bool, Info]:
-        if not isinstance(answer, _ANSWER_TYPES) or isinstance(answer, bool):
+        if (
+            not isinstance(answer, _ANSWER_TYPES)
+            or isinstance(answer, bool)
+            or (isinstance(answer, dict) and "cannot" not in answer)
+        ):
             return (
                 _error(
                     "invalid_action",
-                    f"an answer must be a string, a number, a list or null; got {type(answer).__name__}",
+                    "an answer must be a string, a number, a list, a refusal object or null; got "
+                    f"{type(answer).__name__}",
                 ),
                 0.0,
                 False,

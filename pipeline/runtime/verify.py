@@ -38,6 +38,7 @@ from pipeline.runtime.answers import (
     as_items,
     as_number,
     as_refusal,
+    as_refusals,
     normalise_text,
     same_number,
 )
@@ -45,8 +46,9 @@ from pipeline.world.sqlnames import quote_ident as _q
 
 AnswerKind = Literal["number", "text", "date", "set", "list", "refuse"]
 Status = Literal["passed", "failed", "error"]
-REFUSAL_KINDS = ("missing", "status", "limit")
-"""What may block a task: the record does not exist, its status forbids it, a value would leave its range."""
+REFUSAL_KINDS = ("missing", "status", "limit", "policy")
+"""What may block a task: the record does not exist, its status forbids it, a value would leave its range,
+a rule of the world's policy forbids it (``value`` names the rule, ``P4``)."""
 WRITE_LOG = "synthenv_touched"
 """The session's write log (see :mod:`pipeline.runtime.session`): bookkeeping, not state."""
 MAX_REPORTED = 10
@@ -65,7 +67,8 @@ class AnswerCheck(BaseModel):
     instruction says). ``text``: one value, normalised (a flag: yes/no, true/false). ``date``: one calendar day in any
     common form. ``set``: exactly these items, each once, any order. ``list``: exactly
     these items in this order. ``refuse``: the structured refusal
-    ``{"cannot": kind, "id": record, "value": blocking value}`` naming the real blocker.
+    ``{"cannot": kind, "id": record, "value": blocking value}`` naming the real blocker, or a
+    list of them for a request done only in part (one per part refused, any order).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -74,15 +77,20 @@ class AnswerCheck(BaseModel):
     expected: Any = None
     tolerance: float = 0.0
 
+    @staticmethod
+    def _one_refusal(e: Any) -> None:
+        if not isinstance(e, dict) or e.get("cannot") not in REFUSAL_KINDS or not isinstance(e.get("id"), int):
+            raise ValueError(
+                "a refuse check expects {'cannot': one of missing/status/limit/policy, 'id': int, 'value': ...}; "
+                "this task record predates structured refusals: regenerate the bundle"
+            )
+
     @model_validator(mode="after")
     def _well_formed(self) -> AnswerCheck:
         if self.kind == "refuse":
-            e = self.expected
-            if not isinstance(e, dict) or e.get("cannot") not in REFUSAL_KINDS or not isinstance(e.get("id"), int):
-                raise ValueError(
-                    "a refuse check expects {'cannot': one of missing/status/limit, 'id': int, 'value': ...}; "
-                    "this task record predates structured refusals: regenerate the bundle"
-                )
+            several = isinstance(self.expected, (list, tuple)) and len(self.expected) >= 2
+            for e in self.expected if several else [self.expected]:
+                self._one_refusal(e)
         if self.kind in ("set", "list") and not isinstance(self.expected, (list, tuple)):
             raise ValueError(f"a {self.kind} check expects a list of items")
         if self.tolerance < 0:
@@ -192,8 +200,7 @@ def _exact_number(got: Number | None, expected: Any, tolerance: float) -> bool:
     return got is not None and want is not None and same_number(got, want, tolerance)
 
 
-def _refusal_matches(expected: dict[str, Any], answer: Any) -> bool:
-    got = as_refusal(answer)
+def _one_refusal(expected: dict[str, Any], got: dict[str, Any] | None) -> bool:
     if got is None or not isinstance(got.get("cannot"), str):
         return False
     if normalise_text(got["cannot"]) != expected["cannot"] or as_id(got.get("id")) != expected["id"]:
@@ -204,6 +211,25 @@ def _refusal_matches(expected: dict[str, Any], answer: Any) -> bool:
     if expected["cannot"] == "limit":
         return _exact_number(as_number(value), expected["value"], 0.0)
     return isinstance(value, str) and normalise_text(value) == normalise_text(expected["value"])
+
+
+def _refusal_matches(expected: dict[str, Any] | list[dict[str, Any]] | tuple[dict[str, Any], ...], answer: Any) -> bool:
+    """One expected refusal, or several (each part of a request that could not be done, any
+    order): exactly those, each once."""
+    if isinstance(expected, dict):
+        return _one_refusal(expected, as_refusal(answer))
+    if len(expected) == 1:
+        return _one_refusal(expected[0], as_refusal(answer))
+    got = as_refusals(answer)
+    if got is None or len(got) != len(expected):
+        return False
+    left = list(got)
+    for want in expected:
+        hit = next((g for g in left if _one_refusal(want, g)), None)
+        if hit is None:
+            return False
+        left.remove(hit)
+    return True
 
 
 def is_refusal(answer: Any) -> bool:

@@ -20,10 +20,13 @@ ANSWER_TOOL = "submit_answer"
 REFUSAL_FORM = (
     'If the request cannot be done, change nothing and answer only with the JSON object {"cannot": REASON, '
     '"id": ID, "value": VALUE}: REASON "missing" when what is named does not exist (ID: the record it should '
-    'belong to), "status" when a status forbids it (ID: that record, VALUE: its status) or "limit" when a '
-    "value would leave its allowed range (ID: that record, VALUE: its current value)."
+    'belong to), "status" when a status forbids it (ID: that record, VALUE: its status), "limit" when a '
+    'value would leave its allowed range (ID: that record, VALUE: its current value) or "policy" when a rule '
+    'of the policy forbids it (ID: that record, VALUE: the rule\'s number, such as "P4"). If only part of it '
+    "can be done, do that part and answer with one such object per record that cannot (a JSON list of them "
+    "when there are several; where a status and a policy rule both forbid it, the status)."
 )
-"""The refusal the verifier scores 1 (``cannot`` one of missing/status/limit, an integer ``id``)."""
+"""The refusal the verifier scores 1 (``cannot`` one of missing/status/limit/policy, an integer ``id``)."""
 
 ANSWER_FORMS = (
     "Answer with the value asked for and nothing else: one number (digits, no units), one text value "
@@ -59,13 +62,14 @@ def system_text(procedural: bool, policy: str | None = None) -> str:
         return PROCEDURAL_TEXT
     parts = [TOOL_USE_TEXT + ANSWER_FORMS, REFUSAL_FORM]
     if policy and policy.strip():
-        parts.append(f"{POLICY_HEADING} {' '.join(policy.split())}")
+        lines = [" ".join(line.split()) for line in policy.strip().splitlines() if line.strip()]
+        parts.append("\n".join([POLICY_HEADING, *lines]))
     parts.append(CONVENTIONS)
     return "\n\n".join(parts)
 
 
 def policy_of(env: Any) -> str | None:
-    """The bundle's policy text, if it carries one (``manifest["policy"]``; none does yet)."""
+    """The bundle's policy text, if it carries one (``manifest["policy"]``, written by the tasks step)."""
     bundle = getattr(env, "bundle", None)
     manifest = getattr(bundle, "manifest", None)
     policy = manifest.get("policy") if isinstance(manifest, dict) else None

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pipeline.policy.check import breaking_call
+from pipeline.policy.model import Policy
 from pipeline.runtime.environment import Environment
 from pipeline.runtime.task import Task
 from pipeline.tasks.exploits import LibraryCounts
@@ -44,18 +46,25 @@ class CheckReport:
 
 def check_bundle(path: str | Path) -> CheckReport:
     """Every task's proof, from the bundle's files alone, on fresh copies of the state: every
-    grounding (entity the wording names) matches its rows, the reference scores 1.0, and every
-    exploit of the library (:mod:`pipeline.tasks.exploits`) scores 0.0. Every replay starts from
+    grounding (entity the wording names) matches its rows, the reference scores 1.0, every
+    exploit of the library (:mod:`pipeline.tasks.exploits`) scores 0.0, and no reference does
+    what a staff rule of the world's policy forbids. Every replay starts from
     the initial state (one session, each replay rolled back)."""
     env = Environment.from_bundle(path)
     report = CheckReport(bundle=env.bundle.ref, digest=env.bundle.digest, tasks=len(env.tasks))
     initial = env.bundle.state_bytes
     scratch = open_copy(initial)
     replayer = Replayer(initial, env.executor)
+    rules = env.bundle.manifest.get("policy_rules")
+    policy = Policy.model_validate(rules) if rules else None
+    specs = {t.name: t for t in env.toolset.tools}
     try:
         for task in env.tasks:
             reason, run = prove(task, initial, env.executor, scratch, replayer)
             reason = reason or unsound_refusal(env.schema, task)
+            if reason is None and policy is not None:
+                broken = breaking_call(policy, env.schema, specs, scratch, task.solution)
+                reason = None if broken is None else f"the reference breaks policy rule {broken[1].id}"
             if run is not None:
                 report.exploits.add(run)
             if reason is None:

@@ -19,6 +19,7 @@ from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
+from pipeline.policy.model import Policy
 from pipeline.runtime.task import Grounding, ToolCall
 from pipeline.tasks.filters import ColumnValues, Filter, FilterOp, Rows
 from pipeline.tasks.model import Skip
@@ -35,7 +36,7 @@ from pipeline.tasks.words import (
     words,
 )
 from pipeline.tools.executor import Executor
-from pipeline.tools.specs import MAX_PAGE_SIZE, Toolset
+from pipeline.tools.specs import MAX_PAGE_SIZE, Toolset, ToolSpec
 from pipeline.world.schema import Column, Schema, Table
 from pipeline.world.sqlnames import quote_ident
 
@@ -81,14 +82,23 @@ class Context:
         clock: str,
         seed: int,
         phrases: Phrasebook,
+        policy: Policy | None = None,
     ) -> None:
         self.schema, self.toolset, self.executor, self.conn = schema, toolset, executor, conn
         self.clock, self.seed, self.phrases = clock, seed, phrases
+        self.policy = policy if policy is not None else Policy(clock=clock)
+        """The world's policy: staff rules a reference must keep, and what judgment tasks are built on."""
+
         # The state never changes during generation, so reads are memoised.
         self._calls: dict[str, bytes] = {}
         """Results pickled: unpickling hands every caller its own copy, much faster than ``copy.deepcopy``."""
         self._rows: dict[tuple[str, tuple[Where, ...]], Rows] = {}
         self.memo: dict[Any, Any] = {}
+
+    @property
+    def specs(self) -> dict[str, ToolSpec]:
+        """Every tool spec by name."""
+        return {t.name: t for t in self.toolset.tools}
 
     # -- tools and rows -----------------------------------------------------------------------
 

@@ -19,6 +19,9 @@ import sqlite3
 from dataclasses import dataclass, field
 
 from pipeline.data.columns import column_seed
+from pipeline.policy.check import breaking_call
+from pipeline.policy.derive import derive_policy
+from pipeline.policy.model import Policy
 from pipeline.progress import tick
 from pipeline.runtime.task import Task
 from pipeline.runtime.verify import Verifier, normalise_text
@@ -85,8 +88,13 @@ def generate_tasks(
     clock: str,
     per_family: int = 6,
     families: tuple[str, ...] | None = None,
+    policy: Policy | None = None,
 ) -> TaskSet:
-    """``per_family`` proven tasks per family (fewer when candidates keep failing)."""
+    """``per_family`` proven tasks per family (fewer when candidates keep failing).
+
+    Tasks are generated under the world's ``policy`` (derived from the state when not given):
+    no reference may do what a staff rule forbids, and the judgment families build on it.
+    """
     if per_family < 0:
         raise ValueError(f"per_family must be >= 0, got {per_family}")
     unknown = sorted(set(families or ()) - set(FAMILIES))
@@ -97,8 +105,10 @@ def generate_tasks(
     conn.execute("PRAGMA query_only = ON")
     scratch = open_copy(initial)
     replayer = Replayer(initial, executor, reference=conn)
-    ctx = Context(schema, toolset, executor, conn, clock, seed, Phrasebook.load())
-    build = _Build(ctx, initial, scratch, replayer, TaskSet(tasks=[]))
+    if policy is None:
+        policy = derive_policy(schema, conn, clock, seed)
+    ctx = Context(schema, toolset, executor, conn, clock, seed, Phrasebook.load(), policy)
+    build = _Build(ctx, initial, scratch, replayer, TaskSet(tasks=[], policy=policy))
     out = build.out
     chosen = [(n, f) for n, f in FAMILIES.items() if families is None or n in families]
     total, done = len(chosen) * per_family, 0
@@ -160,6 +170,8 @@ def _attempt(build: _Build, slot: _Slot, attempt: int) -> str | None:
     key = normalise_text(candidate.instruction)
     if key in build.seen:
         return "duplicate_instruction"
+    if breaking_call(ctx.policy, ctx.schema, ctx.specs, ctx.conn, candidate.solution) is not None:
+        return "policy_forbids_reference"
     candidate.instruction += " " + refusal_form(rng, ctx.phrases)
     task_id = f"{slot.name}-{slot.index:03d}"
     result = finalise(candidate, task_id, ctx.schema, build.initial, ctx.executor, build.replayer)

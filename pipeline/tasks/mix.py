@@ -88,4 +88,5 @@ def mixed_tasks(inputs: MixInputs, schema: Schema, toolset: Toolset, initial: by
                 out.tasks.append(task)
         out.candidates += part.candidates
         out.dropped.update(part.dropped)
+        out.policy = part.policy
     return out

@@ -10,6 +10,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from pipeline.policy.model import Policy
 from pipeline.runtime.task import Grounding, Task, ToolCall
 from pipeline.runtime.verify import AnswerCheck
 from pipeline.tasks.exploits.runner import LibraryCounts
@@ -44,6 +45,8 @@ class TaskSet:
     candidates: int = 0
     exploits: LibraryCounts = field(default_factory=LibraryCounts)
     """The exploit library over the shipped tasks (every exploit, every task: all scored 0)."""
+    policy: Policy | None = None
+    """The world's policy the tasks were generated under (the bundle ships it)."""
 
     def exploit_counts(self) -> dict[str, dict[str, int]]:
         """Per exploit: shipped tasks it was tried on, attempts, passes (0), candidates it got dropped."""

@@ -24,6 +24,7 @@ from pipeline.tasks.families import (
     infeasible,
     lookup,
     multihop,
+    request,
     topk,
     update,
     workflow,
@@ -53,6 +54,19 @@ FAMILIES: dict[str, Family] = {
     f.name: f
     for f in map(
         _family,
-        (lookup, count, multihop, aggregate, topk, create, update, workflow, bulk_update, conditional, infeasible),
+        (
+            lookup,
+            count,
+            multihop,
+            aggregate,
+            topk,
+            create,
+            update,
+            workflow,
+            bulk_update,
+            conditional,
+            infeasible,
+            request,
+        ),
     )
 }

@@ -1,0 +1,75 @@
+"""Which writes a policy forbids: the one reading task generation, the exploit library and
+``synthenv check`` share.
+
+A staff rule restricts an outcome (a record reaching a status), whatever the path: the
+operation named in the rule, or an update that sets the status directly. A write breaks the
+rule when the record it moves blocks it in the initial state (the amounts and times a staff
+rule reads are not what the operation changes).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable
+from typing import Any
+
+from pipeline.policy.model import Policy, Rule, blocks
+from pipeline.runtime.task import ToolCall
+from pipeline.tools.specs import ToolSpec
+from pipeline.world.schema import Schema
+from pipeline.world.sqlnames import quote_ident as _q
+
+
+def _row(conn: sqlite3.Connection, table: str, row_id: Any) -> dict[str, Any] | None:
+    cur = conn.execute(f"SELECT * FROM {_q(table)} WHERE id = ?", (row_id,))
+    found = cur.fetchone()
+    return None if found is None else dict(zip([d[0] for d in cur.description], found))
+
+
+def _children(conn: sqlite3.Connection, rule: Rule, row_id: Any) -> list[dict[str, Any]]:
+    if rule.kind != "related" or rule.child is None or rule.via is None:
+        return []
+    cur = conn.execute(f"SELECT * FROM {_q(rule.child)} WHERE {_q(rule.via)} = ?", (row_id,))
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, r)) for r in cur.fetchall()]
+
+
+def blocking_rule(policy: Policy, conn: sqlite3.Connection, table: str, goal: str, row_id: Any) -> Rule | None:
+    """The staff rule that forbids record ``row_id`` of ``table`` reaching ``goal``, or None."""
+    rules = policy.goal_rules(table, goal)
+    if not rules:
+        return None
+    row = _row(conn, table, row_id)
+    if row is None:
+        return None
+    for rule in rules:
+        if blocks(rule, row, policy.clock, _children(conn, rule, row_id)):
+            return rule
+    return None
+
+
+def goal_of(spec: ToolSpec, arguments: dict[str, Any]) -> str | None:
+    """The status a write call moves its record to, or None (not a status write)."""
+    if spec.kind == "transition" and spec.to is not None:
+        return str(spec.to)
+    if spec.kind == "update" and spec.status_column and spec.status_column in arguments:
+        return str(arguments[spec.status_column])
+    return None
+
+
+def breaking_call(
+    policy: Policy, schema: Schema, specs: dict[str, ToolSpec], conn: sqlite3.Connection, calls: Iterable[ToolCall]
+) -> tuple[ToolCall, Rule] | None:
+    """The first call of ``calls`` a staff rule forbids (read against the initial state ``conn``)."""
+    del schema  # the specs name the tables
+    for call in calls:
+        spec = specs.get(call.tool)
+        if spec is None or spec.mode != "write":
+            continue
+        goal = goal_of(spec, dict(call.arguments))
+        if goal is None or "id" not in call.arguments:
+            continue
+        rule = blocking_rule(policy, conn, str(spec.table), goal, call.arguments["id"])
+        if rule is not None:
+            return call, rule
+    return None

@@ -1,0 +1,328 @@
+"""A world's policy, derived from its schema and its state.
+
+The enforced lines restate what the tools already refuse (each operation's lifecycle, each
+cross-field check with its message), so the agent can plan instead of probing. The staff
+rules are new: for every operation, at most one of
+
+* ``threshold``: not for a record whose amount is over a limit (a manager decides those);
+* ``window``: only within some days of one of the record's times, counted to the world's clock;
+* ``related``: not for a record that has a related record with some value (a gift-card payment);
+
+chosen by a stable seed among the kinds the table supports, with its limit read off the
+state so that some records the operation's lifecycle allows are blocked and most are not
+(a rule that blocks nothing or everything teaches nothing). A ``priority`` line says which
+record "my latest one" means. Everything is a function of (schema, state, clock, seed):
+the same world gives the same policy, byte for byte.
+"""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+from collections.abc import Iterator
+from typing import Any
+
+from pipeline.policy.model import Policy, Rule, RuleKind, days_between
+from pipeline.world.schema import Column, Operation, Schema, Table
+from pipeline.world.sqlnames import quote_ident as _q
+
+PARTIES = frozenset({"person_name", "company"})
+STAFF = (
+    "agent",
+    "adjuster",
+    "veterinarian",
+    "doctor",
+    "mechanic",
+    "staff",
+    "instructor",
+    "recruiter",
+    "rep",
+    "banker",
+    "trainer",
+    "cashier",
+    "analyst",
+    "operator",
+    "referee",
+    "driver",
+    "courier",
+    "team_member",
+    "technician",
+    "prescriber",
+    "worker",
+    "nurse",
+    "manager",
+    "inspector",
+    "promoter",
+    "seller",
+)
+"""Words that make a person table the business's own staff: their records are not theirs to ask about."""
+"""What a record's owner is named by: a person, or an organisation that writes in through its staff."""
+WINDOW_DAYS = (3, 7, 14, 30, 60, 90, 180, 365, 730)
+BLOCKED_SHARE = (0.1, 0.6)
+"""Share of the records an operation's lifecycle allows that a staff rule may block."""
+TARGET_SHARE = 0.3
+
+
+def _a(phrase: str) -> str:
+    vowel = phrase[:1].lower() in "aeiou" and not phrase.lower().startswith(("us", "uni", "one"))
+    return ("an " if vowel else "a ") + phrase
+
+
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _time_words(column: Column) -> str:
+    """``placed at`` -> "placed date", ``check-in on`` -> "check-in date"."""
+    label = column.label
+    for suffix in (" at", " on", " date", " time"):
+        label = label.removesuffix(suffix)
+    return f"{label} date"
+
+
+def _listed(values: list[str]) -> str:
+    return values[0] if len(values) == 1 else ", ".join(values[:-1]) + " or " + values[-1]
+
+
+def _nice(value: float) -> float:
+    """Two significant figures: 1,234.56 -> 1,200.00, 87.3 -> 87.00."""
+    if value <= 0:
+        return 0.0
+    digits = len(str(int(value))) - 2
+    step = 10 ** max(digits, 0)
+    return float(round(value / step) * step)
+
+
+def _money(value: float) -> str:
+    return f"{value:,.2f}"
+
+
+def _rows(conn: sqlite3.Connection, table: Table, op: Operation) -> list[dict[str, Any]]:
+    """The records ``op``'s lifecycle allows it on."""
+    marks = ", ".join("?" for _ in op.allowed_from)
+    cur = conn.execute(f"SELECT * FROM {_q(table.name)} WHERE {_q(op.column)} IN ({marks})", op.allowed_from)
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, r)) for r in cur.fetchall()]
+
+
+def _share_ok(share: float) -> bool:
+    return BLOCKED_SHARE[0] <= share <= BLOCKED_SHARE[1]
+
+
+def _threshold(table: Table, op: Operation, rows: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    for column in table.columns:
+        if column.semantic != "money" or column.nullable:
+            continue
+        values = sorted(float(r[column.name]) for r in rows if r[column.name] is not None)
+        if len(values) < 4:
+            continue
+        limit = _nice(values[int(len(values) * (1 - TARGET_SHARE))])
+        share = sum(v > limit for v in values) / len(values)
+        if _share_ok(share):
+            yield {"column": column.name, "limit": limit}
+
+
+def _window(table: Table, op: Operation, rows: list[dict[str, Any]], clock: str) -> Iterator[dict[str, Any]]:
+    for column in table.columns:
+        if column.semantic not in ("timestamp", "date") or column.nullable or column.name == op.sets_time:
+            continue
+        ages = [days_between(str(r[column.name]), clock) for r in rows if r[column.name] is not None]
+        if len(ages) < 4:
+            continue
+        best = min(WINDOW_DAYS, key=lambda d: abs(sum(a > d for a in ages) / len(ages) - TARGET_SHARE))
+        if _share_ok(sum(a > best for a in ages) / len(ages)):
+            yield {"column": column.name, "limit": float(best)}
+
+
+def _related(
+    conn: sqlite3.Connection, schema: Schema, table: Table, rows: list[dict[str, Any]]
+) -> Iterator[dict[str, Any]]:
+    if len(rows) < 4:
+        return
+    ids = {r["id"] for r in rows}
+    for child in schema.tables:
+        for fk in child.foreign_keys:
+            if fk.references != table.name or fk.nullable or child.name == table.name:
+                continue
+            for column in child.columns:
+                if not column.values or column.transitions or column.references:
+                    continue
+                best: tuple[float, str] | None = None
+                for value in column.values:
+                    hit = {
+                        r[0]
+                        for r in conn.execute(
+                            f"SELECT DISTINCT {_q(fk.name)} FROM {_q(child.name)} WHERE {_q(column.name)} = ?", (value,)
+                        )
+                    }
+                    share = len(hit & ids) / len(ids)
+                    if _share_ok(share) and (best is None or abs(share - TARGET_SHARE) < abs(best[0] - TARGET_SHARE)):
+                        best = (share, value)
+                if best is not None:
+                    yield {"child": child.name, "via": fk.name, "column": column.name, "value": best[1]}
+
+
+def _options(
+    conn: sqlite3.Connection, schema: Schema, table: Table, op: Operation, clock: str, kind: str
+) -> Iterator[dict[str, Any]]:
+    rows = _rows(conn, table, op)
+    if kind == "threshold":
+        yield from _threshold(table, op, rows)
+    elif kind == "window":
+        yield from _window(table, op, rows, clock)
+    else:
+        yield from _related(conn, schema, table, rows)
+
+
+def _staff_rule(
+    conn: sqlite3.Connection,
+    schema: Schema,
+    table: Table,
+    op: Operation,
+    clock: str,
+    rng: random.Random,
+    used: set[tuple[Any, ...]],
+) -> Rule | None:
+    """One staff rule for ``op``: the first kind (in the seed's order) with a fitting column, a
+    column or related record no other rule of the table uses where there is one."""
+    kinds: list[RuleKind] = ["threshold", "window", "related"]
+    rng.shuffle(kinds)
+    options = [(kind, found) for kind in kinds for found in _options(conn, schema, table, op, clock, kind)]
+    if not options:
+        return None
+
+    def signature(option: tuple[RuleKind, dict[str, Any]]) -> tuple[Any, ...]:
+        return (option[0], option[1].get("column"), option[1].get("child"))
+
+    kind, found = next((o for o in options if signature(o) not in used), options[0])
+    used.add(signature((kind, found)))
+    goal = op.to.replace("_", " ")
+    noun = table.noun
+    if kind == "threshold":
+        label = table.column(found["column"]).label
+        text = (
+            f"Staff do not set {_a(noun)} to {goal} ({op.name} or otherwise) when its {label} is over "
+            f"{_money(found['limit'])}: a manager decides those."
+        )
+    elif kind == "window":
+        label = _time_words(table.column(found["column"]))
+        text = (
+            f"Staff set {_a(noun)} to {goal} ({op.name} or otherwise) only when its {label} is at most "
+            f"{int(found['limit'])} days before today (calendar days)."
+        )
+    else:
+        child = schema.table(found["child"])
+        label = child.column(found["column"]).label
+        value = str(found["value"]).replace("_", " ")
+        text = (
+            f"Staff do not set {_a(noun)} to {goal} ({op.name} or otherwise) when it has {_a(child.noun)} "
+            f"whose {label} is {value}: a manager decides those."
+        )
+    return Rule(id="", kind=kind, text=text, enforced=False, table=table.name, operation=op.name, goal=op.to, **found)
+
+
+def _is_party(schema: Schema, fk: Column) -> bool:
+    """A reference to someone who could write in about their records: a customer or a customer
+    organisation with contact details (an author or an artist has none), never the staff."""
+    parent = schema.table(str(fk.references))
+    label = next((c for c in parent.columns if c.name == parent.label), None)
+    contact = any(c.semantic in ("email", "phone") for c in parent.columns)
+    return not fk.nullable and label is not None and label.semantic in PARTIES and contact and not is_staff(parent)
+
+
+def ownership(schema: Schema, table: Table) -> list[tuple[Column, ...]]:
+    """Every way a record of ``table`` belongs to a person (a customer, an organisation that is a
+    customer): its own reference to them, or through a record of theirs it references (a claim
+    through the policy it is on, a visit through the pet's owner). Each path is the references
+    followed, in order."""
+    paths: list[tuple[Column, ...]] = []
+    for fk in table.foreign_keys:
+        if _is_party(schema, fk):
+            paths.append((fk,))
+    for fk in table.foreign_keys:
+        middle = schema.table(str(fk.references))
+        if fk.nullable or middle.name == table.name or _is_party(schema, fk):
+            continue
+        for up in middle.foreign_keys:
+            owner = schema.table(str(up.references))
+            person = owner.column(owner.label).semantic == "person_name"
+            if up.references != table.name and person and _is_party(schema, up):
+                paths.append((fk, up))  # a person's, not an organisation's: a publisher owns no library copy
+    return paths
+
+
+def _party(schema: Schema, table: Table) -> Column | None:
+    """The last reference of the first ownership path: the one to the person."""
+    paths = ownership(schema, table)
+    return paths[0][-1] if paths else None
+
+
+def _recency(table: Table, op_times: set[str]) -> Column | None:
+    return next(
+        (c for c in table.columns if c.semantic in ("timestamp", "date") and not c.nullable and c.name not in op_times),
+        None,
+    )
+
+
+def is_staff(table: Table) -> bool:
+    """Whether a person table holds the business's staff (a veterinarian, an adjuster), not its customers."""
+    words = f"{table.entity} {table.noun}".lower().replace(" ", "_")
+    return any(w in words for w in STAFF)
+
+
+def priority_column(schema: Schema, table: Table) -> Column | None:
+    """The time that orders a person's records of ``table`` ("my latest"), or None."""
+    times = {str(op.sets_time) for op in schema.operations if op.table == table.name and op.sets_time}
+    return _recency(table, times) if _party(schema, table) is not None else None
+
+
+def derive_policy(schema: Schema, conn: sqlite3.Connection, clock: str, seed: int) -> Policy:
+    """The policy of the world ``conn`` holds (see the module docstring)."""
+    rules: list[Rule] = []
+    for op in schema.operations:
+        table = schema.table(op.table)
+        status = table.column(op.column).label
+        allowed = _listed([s.replace("_", " ") for s in op.allowed_from])
+        rules.append(
+            Rule(
+                id="",
+                kind="lifecycle",
+                text=f"{op.name} applies only to {table.plural} whose {status} is {allowed}; it sets the {status} to "
+                f"{op.to.replace('_', ' ')}.",
+                enforced=True,
+                table=table.name,
+                operation=op.name,
+                goal=op.to,
+            )
+        )
+    for table in schema.tables:
+        for br in table.rules:
+            if br.message:
+                text = br.message[:1].upper() + br.message[1:].rstrip(".") + "."
+                rules.append(Rule(id="", kind="check", text=text, enforced=True, table=table.name))
+    used: dict[str, set[tuple[Any, ...]]] = {}
+    for op in schema.operations:
+        rng = random.Random(f"{seed}/{schema.name}/{op.name}/policy")
+        staff = _staff_rule(conn, schema, schema.table(op.table), op, clock, rng, used.setdefault(op.table, set()))
+        if staff is not None:
+            rules.append(staff)
+    for table in schema.tables:
+        if not any(op.table == table.name for op in schema.operations):
+            continue
+        column = priority_column(schema, table)
+        fk = _party(schema, table)
+        if column is None or fk is None:
+            continue
+        rules.append(
+            Rule(
+                id="",
+                kind="priority",
+                text=f"Someone's latest {table.noun} is the one of theirs with the most recent {_time_words(column)}; "
+                "their latest two, three or four are that many of the most recent.",
+                enforced=False,
+                table=table.name,
+                column=column.name,
+            )
+        )
+    numbered = tuple(r.model_copy(update={"id": f"P{i}"}) for i, r in enumerate(rules, 1))
+    return Policy(clock=clock, rules=numbered)

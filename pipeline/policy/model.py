@@ -1,0 +1,94 @@
+"""The policy a world's agent works under: numbered rules, each rendered as one line it reads.
+
+A rule is data with a machine reading beside its text, so the same record writes the line the
+agent is shown, tells task generation what the business allows, and lets the verifier and
+the exploit library know which writes a policy forbids. ``enforced`` rules are refused by the
+tools themselves (a status lifecycle, a cross-field check); the others are left to the
+agent's judgment as a real system leaves them to its staff, and only the end state shows
+whether they were kept.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+RuleKind = Literal["lifecycle", "check", "threshold", "window", "related", "priority"]
+STAFF_KINDS: tuple[RuleKind, ...] = ("threshold", "window", "related")
+"""Rules the tools do not enforce: the agent applies them, the verifier sees the outcome."""
+TIME_FORMAT = "%Y-%m-%dT%H:%M:%S"
+
+
+class Rule(BaseModel):
+    """One numbered policy line and what it means to a program."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(description="The number the agent names in a refusal: P1, P2, ...")
+    kind: RuleKind = Field(description="What the rule constrains (see the module docstring)")
+    text: str = Field(description="The line the agent reads")
+    enforced: bool = Field(description="Whether the tools refuse a call that breaks it")
+    table: str = Field(description="The table whose records the rule is about")
+    operation: str | None = Field(default=None, description="The operation a lifecycle or staff rule restricts")
+    column: str | None = Field(
+        default=None,
+        description="threshold/window: the row's column; related: the child's column; priority: the time",
+    )
+    limit: float | None = Field(default=None, description="threshold: the amount; window: the days")
+    child: str | None = Field(default=None, description="related: the table whose rows block the operation")
+    via: str | None = Field(default=None, description="related: the child's reference to the row")
+    value: str | None = Field(default=None, description="related: the child's value that blocks the operation")
+    goal: str | None = Field(default=None, description="The status the restricted operation sets")
+
+
+class Policy(BaseModel):
+    """Every rule of one world, in the order the agent reads them."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    clock: str = Field(description="The world's frozen 'now' that windows are counted to")
+    rules: tuple[Rule, ...] = ()
+
+    def text(self) -> str:
+        """The policy as the agent reads it: today's date (what windows count to), then one
+        numbered line per rule."""
+        return "\n".join([f"Today is {self.clock[:10]}.", *(f"{r.id}. {r.text}" for r in self.rules)])
+
+    def rule(self, rule_id: str) -> Rule:
+        for r in self.rules:
+            if r.id == rule_id:
+                return r
+        raise KeyError(f"no policy rule {rule_id!r}")
+
+    def staff_rules(self, operation: str) -> list[Rule]:
+        """The rules left to the agent that restrict ``operation``."""
+        return [r for r in self.rules if r.kind in STAFF_KINDS and r.operation == operation]
+
+    def goal_rules(self, table: str, goal: str) -> list[Rule]:
+        """Staff rules that restrict reaching ``goal`` in ``table``: they hold whatever the path (an
+        update setting the status is held to them as much as the operation is)."""
+        return [r for r in self.rules if r.kind in STAFF_KINDS and r.table == table and r.goal == goal]
+
+
+def days_between(earlier: str, later: str) -> int:
+    """Calendar days from one stored date or time to another (the time of day is not counted: "3 days
+    before today" means the same to a person and to the verifier)."""
+    a = datetime.fromisoformat(str(earlier)[:10])
+    b = datetime.fromisoformat(str(later)[:10])
+    return (b - a).days
+
+
+def blocks(rule: Rule, row: dict[str, Any], clock: str, children: list[dict[str, Any]] | None = None) -> bool:
+    """Whether a staff rule forbids its operation on ``row`` (``children``: the rows of
+    ``rule.child`` that reference it, for a ``related`` rule)."""
+    if rule.kind == "threshold":
+        value = row.get(str(rule.column))
+        return value is not None and float(value) > float(rule.limit or 0)
+    if rule.kind == "window":
+        value = row.get(str(rule.column))
+        return value is not None and days_between(str(value), clock) > float(rule.limit or 0)
+    if rule.kind == "related":
+        return any(str(c.get(str(rule.column))) == rule.value for c in children or [])
+    return False

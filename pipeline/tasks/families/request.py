@@ -1,0 +1,270 @@
+"""Requests from a person in the world, judged against the world's policy.
+
+"Hi, this is Dana Whitfield from Wrightview. Could you cancel my two most recent orders?"
+The agent must find the person (a shared name is told apart by what they add), take their
+records by the policy's priority rule ("latest" = most recent by a stated time), and apply
+the operation to each one the policy allows. Exactly one of them a staff rule forbids (its
+amount is over a limit, a time window has passed, a related record blocks it), and the tools
+would carry the operation out anyway: the right outcome is partial compliance, the allowed
+part done and the structured refusal ``{"cannot": "policy", "id": ..., "value": "P5"}``
+naming the rule. A literal reading that does everything it was asked scores 0, as does
+refusing everything. At the top level the person adds a second wish (a change to their own
+record), so the request touches three kinds of record and two or more rules.
+
+Knobs: ``records`` (how many of the person's records the request covers), ``partial``
+(one of them is refused), ``policy_rules`` (rules the reference relies on), ``candidates``
+(people sharing the name plus records of theirs to choose from), ``extra_wish``.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+from pipeline.policy.check import blocking_rule
+from pipeline.policy.derive import ownership, priority_column
+from pipeline.policy.model import Rule
+from pipeline.runtime.task import ToolCall
+from pipeline.runtime.verify import AnswerCheck
+from pipeline.tasks.context import Context, Where
+from pipeline.tasks.families._common import new_value, op_call, operations, settable, update_call
+from pipeline.tasks.feasibility import refusal_is_sound
+from pipeline.tasks.filters import Filter, merge
+from pipeline.tasks.model import Candidate, Skip
+from pipeline.tasks.phrasing import sentence
+from pipeline.tasks.words import field_words, words
+from pipeline.tools.specs import ToolSpec
+from pipeline.world.schema import Column, Table
+
+NAME = "request"
+KNOBS = ("records", "partial", "policy_rules", "candidates", "extra_wish")
+LEVELS: dict[int, dict[str, Any]] = {
+    0: {"records": 1, "policy": 0, "extra": False},
+    1: {"records": 2, "policy": 0, "extra": False},
+    2: {"records": 2, "policy": 1, "extra": False},
+    3: {"records": 3, "policy": 1, "extra": False},
+    4: {"records": 3, "policy": 1, "extra": True},
+    5: {"records": 4, "policy": 1, "extra": True},
+}
+"""``policy``: how many of the records at least a staff rule forbids (the judgment); with two or
+more records at least one is always allowed (partial compliance), and a record whose status
+forbids the operation is refused as well."""
+OWNERS = 200
+"""People tried per table before the family gives up on a slot (a seeded sample, so the search is
+bounded on a large world)."""
+COUNTS = {2: "two", 3: "three", 4: "four"}
+
+
+Path = tuple[Column, ...]
+"""The references from a record to the person it belongs to (one, or two through a record of theirs)."""
+
+
+def _subjects(ctx: Context) -> list[tuple[Table, Path, Column]]:
+    """(table, how its records belong to a person, the time "latest" is counted by) for every table
+    whose records a customer owns and an operation moves."""
+    out = []
+    for table in ctx.schema.tables:
+        column = priority_column(ctx.schema, table)
+        if column is None or not operations(ctx, table):
+            continue
+        for path in ownership(ctx.schema, table):
+            owners = [table, *(ctx.parent_of(fk) for fk in path[:-1])]
+            if all(fk.name in ctx.filterable(t) for fk, t in zip(path, owners, strict=True)):
+                out.append((table, path, column))
+    return out
+
+
+def _owned(ctx: Context, table: Table, path: Path) -> dict[Any, list[dict[str, Any]]]:
+    """Each person's records of ``table`` (memoised: the state does not change during generation)."""
+    key = ("request_owned", table.name, tuple(fk.name for fk in path))
+    if key not in ctx.memo:
+        owner_of: dict[Any, Any] | None = None
+        if len(path) == 2:
+            middle = ctx.parent_of(path[0])
+            owner_of = {r["id"]: r[path[1].name] for r in ctx.rows(middle)}
+        owned: dict[Any, list[dict[str, Any]]] = {}
+        for row in ctx.rows(table):
+            ref = row[path[0].name]
+            owner = ref if owner_of is None else owner_of.get(ref)
+            if owner is not None:
+                owned.setdefault(owner, []).append(row)
+        ctx.memo[key] = owned
+    return dict(ctx.memo[key])
+
+
+def _find_calls(ctx: Context, table: Table, path: Path, when: Column, owner: Any, k: int) -> list[ToolCall] | None:
+    """The reads that list a person's latest records: their own (sorted by time), or through each
+    record of theirs that the records reference (None when there are too many to list)."""
+    ranked = {"order_by": when.name, "descending": True}
+    if len(path) == 1:
+        return [ctx.list_call(table, {path[0].name: owner, **ranked, "limit": max(k, 5)})]
+    middle = ctx.parent_of(path[0])
+    mids = ctx.rows(middle, Where(path[1].name, "=", owner))
+    if not 1 <= len(mids) <= 5:
+        return None
+    calls = [ctx.list_call(middle, {path[1].name: owner})]
+    return calls + [ctx.list_call(table, {path[0].name: m["id"], **ranked, "limit": k}) for m in mids]
+
+
+def _identify(ctx: Context, rng: random.Random, person: Table, row: dict[str, Any]) -> tuple[str, dict[str, Any], int]:
+    """How the person introduces themselves, the list filter that finds exactly them, and how many
+    people share their name (the candidates the agent tells apart)."""
+    name = row[person.label]
+    by_name = {person.label: name}
+    shared = ctx.total(person, by_name)
+    if shared == 1:
+        return str(name), by_name, 1
+    for column in sorted(ctx.describers(person), key=lambda c: (c.semantic not in ("city", "email"), c.name)):
+        if column.name == person.label or column.semantic not in ("city", "email", "phone", "word", "company"):
+            continue
+        f = Filter.matching(column, row[column.name])
+        if f is None:
+            continue
+        args = merge([Filter(person.column(person.label), "eq", name), f])
+        if ctx.total(person, args) == 1:
+            key = {"city": "who_city", "email": "who_email"}.get(column.semantic, "who_other")
+            who = ctx.phrases.render(rng, NAME, key, name=name, value=row[column.name], label=field_words(column))
+            return who, args, shared
+    raise Skip("person_not_unique")
+
+
+def _decide(ctx: Context, op: ToolSpec, table: Table, row: dict[str, Any]) -> tuple[str, Rule | None]:
+    """'allowed', 'status' (the tools refuse it) or 'policy' (a staff rule forbids it) for ``op`` on ``row``."""
+    if row[str(op.status_column)] not in op.allowed_from:
+        return "status", None
+    rule = blocking_rule(ctx.policy, ctx.conn, table.name, str(op.to), row["id"])
+    return ("policy", rule) if rule is not None else ("allowed", None)
+
+
+def _fits(
+    ctx: Context, op: ToolSpec, table: Table, chosen: list[dict[str, Any]], kinds: list[str], policy: int
+) -> bool:
+    """The level's shape: a staff rule refuses a record exactly when the level asks for one, at
+    least one record is allowed, and a record its status refuses is unreachable by any legal path
+    (else "do it" has a reading under which a refusal is wrong)."""
+    if (policy and "policy" not in kinds) or (not policy and "policy" in kinds) or "allowed" not in kinds:
+        return False
+    return all(kind != "status" or _unreachable(ctx, op, table, row) for row, kind in zip(chosen, kinds, strict=True))
+
+
+def _unreachable(ctx: Context, op: ToolSpec, table: Table, row: dict[str, Any]) -> bool:
+    """No sequence of legal moves takes ``row`` to the status ``op`` sets."""
+    column = str(op.status_column)
+    return refusal_is_sound(ctx.schema, table.name, column, str(row[column]), str(op.to)) is None
+
+
+def _checks(ctx: Context, op: ToolSpec, row: dict[str, Any]) -> list[ToolCall]:
+    """Reads the staff rules of ``op`` need beyond the record itself (a related record's value)."""
+    calls = []
+    for rule in ctx.policy.staff_rules(op.name):
+        if rule.kind == "related" and rule.child is not None and rule.via is not None:
+            child = ctx.schema.table(rule.child)
+            calls.append(ctx.list_call(child, {rule.via: row["id"]}))
+    return calls
+
+
+def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
+    spec = LEVELS[level]
+    k, policy, extra = spec["records"], spec["policy"], spec["extra"]
+    subjects = _subjects(ctx)
+    if not subjects:
+        raise Skip("domain_lacks_owned_records")
+    rng.shuffle(subjects)
+    for table, path, when in subjects:
+        ops = [o for o in operations(ctx, table) if ctx.policy.staff_rules(o.name)]
+        if not ops:
+            continue
+        owned = _owned(ctx, table, path)
+        size = k
+        owners = sorted(o for o, rows in owned.items() if len(rows) >= k)
+        if not owners and k > 3:  # a small world: the top level with one record fewer
+            size = k - 1
+            owners = sorted(o for o, rows in owned.items() if len(rows) >= size)
+        person = ctx.parent_of(path[-1])
+        for owner in rng.sample(owners, min(len(owners), OWNERS)):
+            mine = sorted(owned[owner], key=lambda r: (str(r[when.name]), r["id"]), reverse=True)
+            if len(mine) > size and str(mine[size][when.name]) == str(mine[size - 1][when.name]):
+                continue
+            chosen = mine[:size]
+            finding = _find_calls(ctx, table, path, when, owner, size)
+            if finding is None:
+                continue
+            rng.shuffle(ops)
+            for op in ops:
+                decisions = [_decide(ctx, op, table, r) for r in chosen]
+                if _fits(ctx, op, table, chosen, [d[0] for d in decisions], policy):
+                    prow = ctx.row(person, owner)
+                    found = (table, len(mine), finding, op, person, prow, chosen, decisions, extra)
+                    return _build(ctx, rng, level, found)
+    raise Skip("no_request_subject")
+
+
+def _build(ctx: Context, rng: random.Random, level: int, found: tuple[Any, ...]) -> Candidate:
+    table, owned, finding, op, person, prow, chosen, decisions, extra = found
+    k = len(chosen)
+    who, by, shared = _identify(ctx, rng, person, prow)
+    calls: list[ToolCall] = [ctx.list_call(person, by), *finding]
+    rules: set[str] = {r.id for r in ctx.policy.rules if r.kind == "lifecycle" and r.operation == op.name}
+    rules |= {r.id for r in ctx.policy.rules if r.kind == "priority" and r.table == table.name}
+    refusals: list[dict[str, Any]] = []
+    for row, (kind, rule) in zip(chosen, decisions, strict=True):
+        if kind != "status":
+            calls += _checks(ctx, op, row)
+            rules |= {r.id for r in ctx.policy.staff_rules(op.name)}
+        if kind == "allowed":
+            calls.append(op_call(op, row["id"]))
+        elif kind == "status":
+            refusals.append({"cannot": "status", "id": row["id"], "value": row[str(op.status_column)]})
+        elif rule is not None:
+            refusals.append({"cannot": "policy", "id": row["id"], "value": rule.id})
+    org = person.column(person.label).semantic == "company"
+    mine = "our" if org else "my"
+    subject = (
+        ctx.phrases.render(rng, NAME, "one", noun=table.noun, my=mine)
+        if k == 1
+        else ctx.phrases.render(rng, NAME, "many", count=COUNTS[k], plural=table.plural, my=mine)
+    )
+    text = [
+        ctx.phrases.render(rng, NAME, "hello_org" if org else "hello", who=who),
+        ctx.phrases.render(rng, NAME, "wish", action=_action(op, table, subject)),
+    ]
+    if extra:
+        columns = [c for c in settable(ctx, person) if c.name not in by and _personal(c)]
+        extra = bool(columns)  # a person with nothing of their own to change asks for the records alone
+    if extra:
+        column = rng.choice(columns)
+        value = new_value(ctx, person, column, {prow[column.name]}, rng)
+        calls.append(update_call(ctx, person, prow["id"], {column.name: value}))
+        also = ctx.phrases.render(rng, NAME, "also", column=field_words(column), value=ctx.show(column, value), my=mine)
+        text.append(also)
+    knobs = {
+        "records": k,
+        "partial": bool(refusals) and len(refusals) < k,
+        "policy_rules": len(rules),
+        "candidates": shared + owned,
+        "extra_wish": bool(extra),
+        "operation": op.name,
+        "ids_given": False,
+    }
+    expected: Any = (refusals[0] if len(refusals) == 1 else refusals) if refusals else None
+    check = AnswerCheck(kind="refuse", expected=expected) if refusals else None
+    answer = json.dumps(expected) if refusals else None  # as an agent writes it
+    grounding = [ctx.ground(person, by)]
+    return Candidate(NAME, level, knobs, " ".join(sentence(t) for t in text), calls, answer, check, grounding=grounding)
+
+
+def _personal(column: Column) -> bool:
+    """A detail a person changes about themselves: a preference, a contact, where they live."""
+    if column.transitions or column.references or column.sql_type == "BOOLEAN":
+        return False
+    return bool(column.values) or column.semantic in ("phone", "email", "city", "address", "street_address")
+
+
+def _action(op: ToolSpec, table: Table, subject: str) -> str:
+    """``cancel_order`` + "my latest order" -> "cancel my latest order"; an operation not named for
+    its table reads as the status it sets (never its name: an identifier a person would not use)."""
+    head, _, tail = op.name.partition(f"_{table.entity}")
+    if op.name.endswith(f"_{table.entity}") or (head == "mark" and tail.startswith("_")):
+        return " ".join(p for p in (words(head), subject, words(tail.lstrip("_"))) if p)
+    return f"have {subject} set to {words(str(op.to))}"
