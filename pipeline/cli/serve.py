@@ -76,6 +76,8 @@ def serve(
             trainer_token,
             allowed_hosts=allowed_host or None,
             max_body=max_body,
+            max_writes=max_writes,
+            max_rows=max_rows,
         )
         return
 

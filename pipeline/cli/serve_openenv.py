@@ -23,6 +23,8 @@ def serve_openenv(
     trainer_token: str | None = None,
     allowed_hosts: list[str] | None = None,
     max_body: int = 1 << 20,
+    max_writes: int | None = None,
+    max_rows: int | None = None,
 ) -> None:
     """Run OpenEnv's FastAPI app (HTTP, WebSocket /ws, MCP /mcp) for BUNDLE under uvicorn, with the
     same per-request header deadline and connection cap as synthenv's own server.
@@ -56,6 +58,8 @@ def serve_openenv(
             allowed_hosts=allowed_hosts,
             max_body_bytes=max_body,
             body_timeout=header_timeout,
+            **({"max_writes": max_writes} if max_writes is not None else {}),
+            **({"max_rows": max_rows} if max_rows is not None else {}),
         )
     except (BundleError, ValueError) as exc:
         err.print(f"[bold red]error:[/] {exc}")

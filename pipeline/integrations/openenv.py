@@ -68,6 +68,7 @@ from pipeline.integrations.openenv_guard import SessionCreateNeedsToken
 from pipeline.integrations.openenv_models import BundleAction, BundleObservation, BundleState
 from pipeline.integrations.trajectory import RecordTrajectory, TrajectoryWriter
 from pipeline.server.guard import DEFAULT_BODY_TIMEOUT, RequestGuard, allowed_hosts_from_env
+from pipeline.server.limits import DEFAULT_MAX_ROWS, DEFAULT_MAX_WRITES, Budget
 from pipeline.surface import EPISODE_OVER_TEXT, answer_tool, surface_of
 
 __all__ = [
@@ -327,15 +328,22 @@ def environment_factory(
     bundle_path: str | Path,
     trajectories: str | Path | TrajectoryWriter | None = None,
     trainer_token: str | None = None,
+    max_writes: int = DEFAULT_MAX_WRITES,
+    max_rows: int = DEFAULT_MAX_ROWS,
 ) -> Callable[[], BundleEnvironment]:
-    """A factory OpenEnv calls once per session: the bundle is loaded and checked once, then forked."""
+    """A factory OpenEnv calls once per session: the bundle is loaded and checked once, then forked.
+    A tool-use session's episode may make ``max_writes`` writes and create ``max_rows`` rows, as
+    under ``synthenv serve`` (:mod:`pipeline.server.limits`)."""
     template = open_env(bundle_path)
     writer = TrajectoryWriter(trajectories) if isinstance(trajectories, (str, Path)) else trajectories
+    budgeted = not is_procedural(template)
 
     def make() -> BundleEnvironment:
         env: Any = copy.copy(template)
         if writer is not None:
             env = RecordTrajectory(env, writer)
+        if budgeted:
+            env = Budget(env, max_writes, max_rows)
         return BundleEnvironment(env, trainer_token)
 
     make.__name__ = f"synthenv_{template.bundle.name}"
@@ -371,6 +379,8 @@ def create_openenv_app(
     allowed_hosts: Sequence[str] | None = None,
     max_body_bytes: int = 1 << 20,
     body_timeout: float = DEFAULT_BODY_TIMEOUT,
+    max_writes: int = DEFAULT_MAX_WRITES,
+    max_rows: int = DEFAULT_MAX_ROWS,
 ) -> Any:
     """OpenEnv's FastAPI app serving ``bundle_path``: at most ``max_sessions`` live sessions,
     each closed after ``session_ttl`` idle seconds; ``reset`` needs ``trainer_token`` when given.
@@ -388,7 +398,7 @@ def create_openenv_app(
 
         trainer_token = check_token(trainer_token)
     writer = TrajectoryWriter(trajectories) if isinstance(trajectories, (str, Path)) else trajectories
-    factory = environment_factory(bundle_path, writer, trainer_token)
+    factory = environment_factory(bundle_path, writer, trainer_token, max_writes, max_rows)
     app = create_fastapi_app(
         factory,
         BundleAction,

@@ -84,3 +84,13 @@ def test_the_task_order_does_not_repeat_after_a_restart(store_bundle: Path) -> N
     again = environment_factory(store_bundle, trainer_token=TOKEN)()
     given = [seeded.reset(seed=s, trainer_token=TOKEN).task_id for s in range(4)]
     assert given == [again.reset(seed=s, trainer_token=TOKEN).task_id for s in range(4)]  # a trainer's seed holds
+
+
+def test_an_openenv_episode_has_the_same_write_budget(store_bundle: Path) -> None:
+    session = environment_factory(store_bundle, trainer_token=TOKEN, max_writes=10, max_rows=2)()
+    session.reset(seed=0, trainer_token=TOKEN)
+    created = [session.play({"tool": "create_category", "arguments": {"name": f"Oe Cap {i}"}}) for i in range(3)]
+    assert [o.content["type"] for o in created] == ["tool_result", "tool_result", "tool_error"]
+    assert created[2].content["error"]["code"] == "limit_exceeded" and "--max-rows" in created[2].text
+    session.reset(seed=0, trainer_token=TOKEN)  # a new episode starts the count again
+    assert session.play({"tool": "create_category", "arguments": {"name": "Oe After"}}).content["type"] == "tool_result"
