@@ -400,3 +400,20 @@ def test_a_verdict_names_its_task_and_a_mismatch_is_an_error() -> None:
     assert (swapped.status, swapped.reward, swapped.passed) == ("error", 0.0, False)
     assert swapped.public()["task_id"] == "t-2" and swapped.public()["assigned_task_id"] == "t-1"
     assert swapped.public()["error"] and swapped.checks == passed.checks  # the checks stay, for the trainer
+
+
+def test_a_goal_accepts_every_legal_path_stamp_and_nothing_else(conn: sqlite3.Connection) -> None:
+    """ "Make sure it ends up closed": the path that stamps a decision time and the one that does not
+    both pass; a stamp with another value, or another column changed, does not."""
+    stamp = "2026-01-15T12:00:00"
+    change = RowChange(table="items", op="update", key={"code": "A-2"}, values={"qty": 5}, stamps={"note": stamp})
+    conn.execute("UPDATE items SET qty = 5 WHERE code = 'A-2'")
+    assert verify(conn, _verifier(change), None).status == "passed"  # the path without the stamp
+    conn.execute("UPDATE items SET note = ? WHERE code = 'A-2'", (stamp,))
+    assert verify(conn, _verifier(change), None).status == "passed"  # the path that stamps it
+    conn.execute("UPDATE items SET note = '2026-01-14T09:00:00' WHERE code = 'A-2'")
+    assert verify(conn, _verifier(change), None).reward == 0.0  # a value no legal path writes
+    conn.execute("UPDATE items SET note = ?, price = 9 WHERE code = 'A-2'", (stamp,))
+    assert verify(conn, _verifier(change), None).reward == 0.0  # anything else still judged
+    plain = RowChange(table="items", op="update", key={"code": "A-2"}, values={"qty": 5})
+    assert "stamps" not in plain.model_dump(mode="json")  # records without a goal keep their bytes

@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from pipeline.runtime.answers import (
     Number,
@@ -113,6 +113,10 @@ class RowChange(BaseModel):
     op: Literal["insert", "update", "delete"]
     key: dict[str, Any]
     values: dict[str, Any] = {}
+    stamps: dict[str, Any] = Field(default_factory=dict, exclude_if=lambda v: not v)
+    """For a goal ("make sure it ends up closed") more than one legal path reaches: columns an
+    operation on such a path stamps, with the value it stamps. Each may hold that value or keep
+    its own, whichever path the agent took; nothing else is free."""
 
 
 class Verifier(BaseModel):
@@ -446,11 +450,18 @@ def _check_change(
         gone = any(r["id"] == row_id for r in diff["deleted"])
         return Check(name=name, passed=False, expected=target, observed="deleted" if gone else "unchanged")
     before, after = pair
-    extra = {k: v for k, v in _changed(before, after).items() if k not in change.values}
+    free = change.stamps
+    wanted = {k: v for k, v in change.values.items() if k not in free}
+    extra = {k: v for k, v in _changed(before, after).items() if k not in change.values and k not in free}
+    stamped = all(_same(after.get(k), before.get(k)) or _same(after.get(k), v) for k, v in free.items())
     observed: dict[str, Any] = {k: after.get(k) for k in change.values}
     if extra:
         observed["other columns changed"] = extra
-    return Check(name=name, passed=_matches(after, change.values) and not extra, expected=target, observed=observed)
+    if not stamped:
+        observed["stamped"] = {k: after.get(k) for k in free}
+    return Check(
+        name=name, passed=_matches(after, wanted) and not extra and stamped, expected=target, observed=observed
+    )
 
 
 def check_state(

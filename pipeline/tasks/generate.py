@@ -19,7 +19,7 @@ import sqlite3
 from dataclasses import dataclass, field
 
 from pipeline.data.columns import column_seed
-from pipeline.policy.check import breaking_call
+from pipeline.policy.check import blocking_rule, breaking_call
 from pipeline.policy.derive import derive_policy
 from pipeline.policy.model import Policy
 from pipeline.progress import tick
@@ -34,6 +34,7 @@ from pipeline.tasks.replay import Replayer, replay_executor
 from pipeline.tools.executor import Executor, ToolError, open_copy
 from pipeline.tools.specs import Toolset
 from pipeline.world.schema import Schema
+from pipeline.world.sqlnames import quote_ident
 
 ATTEMPTS = 3
 
@@ -77,6 +78,32 @@ def finalise(
         verifier=verifier,
         grounding=tuple(c.grounding),
     )
+
+
+def goal_stamps(ctx: Context, task: Task) -> Task:
+    """A task that names a status to reach, not the operations to get there, accepts every legal
+    path: on each record whose status it changes, the time columns the table's operations stamp
+    are free to hold the stamp or keep their value (approve then pay then close stamps a decision
+    time that deny then close does not). An operation the policy forbids on that record is no
+    legal path, so its stamp stays judged."""
+    changes = []
+    for change in task.verifier.changes:
+        table = ctx.schema.table(change.table)
+        ops = [o for o in ctx.schema.operations if o.table == table.name and o.sets_time]
+        if change.op != "update" or not ops or not any(o.column in change.values for o in ops):
+            changes.append(change)
+            continue
+        where = " AND ".join(f"{quote_ident(k)} IS ?" for k in change.key)
+        found = ctx.conn.execute(f"SELECT id FROM {quote_ident(table.name)} WHERE {where}", tuple(change.key.values()))
+        row_id = found.fetchone()[0]
+        stamps = {
+            str(o.sets_time): ctx.clock[:10] if table.column(str(o.sets_time)).semantic == "date" else ctx.clock
+            for o in ops
+            if blocking_rule(ctx.policy, ctx.conn, table.name, o.to, row_id) is None
+        }
+        changes.append(change.model_copy(update={"stamps": stamps}) if stamps else change)
+    verifier = task.verifier.model_copy(update={"changes": tuple(changes)})
+    return task.model_copy(update={"verifier": verifier})
 
 
 def generate_tasks(
@@ -177,6 +204,8 @@ def _attempt(build: _Build, slot: _Slot, attempt: int) -> str | None:
     result = finalise(candidate, task_id, ctx.schema, build.initial, ctx.executor, build.replayer)
     if isinstance(result, str):
         return result
+    if result.knobs.get("recoveries"):
+        result = goal_stamps(ctx, result)
     reason, run = prove(result, build.initial, ctx.executor, build.scratch, build.replayer)
     if reason is not None:
         return reason
