@@ -15,7 +15,7 @@ matching and one non-matching candidate, and labels are drawn evenly so no const
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -246,6 +246,29 @@ def _sample(node: Regex, alphabet: str, rng: random.Random) -> str:
     return "".join([_sample(node[1], alphabet, rng) for _ in range(rng.randint(low, high))])
 
 
+def _sampler(node: Regex, alphabet: str, rng: random.Random) -> Callable[[], str]:
+    """:func:`_sample` of ``node`` as closures built once per tree: the same draws in the
+    same order, without dispatching on the node kind at every call (``_candidates``
+    samples a tree up to 30 times per candidate)."""
+    kind = node[0]
+    if kind == "lit":
+        text = str(node[1])
+        return lambda: text
+    choice, randint = rng.choice, rng.randint
+    if kind in ("any", "class"):
+        pool = alphabet if kind == "any" else str(node[1])
+        return lambda: choice(pool)
+    if kind == "cat":
+        parts = [_sampler(part, alphabet, rng) for part in node[1]]
+        return lambda: "".join([part() for part in parts])
+    if kind == "alt":
+        first, second = _sampler(node[1], alphabet, rng), _sampler(node[2], alphabet, rng)
+        return lambda: (first if randint(1, 2) == 1 else second)()
+    low, high = _REPEATS[kind]
+    inner = _sampler(node[1], alphabet, rng)
+    return lambda: "".join([inner() for _ in range(randint(low, high))])
+
+
 def _mutate(text: str, alphabet: str, rng: random.Random) -> str:
     how = rng.randrange(4) if text else 2
     i = rng.randrange(len(text)) if text else 0
@@ -263,9 +286,10 @@ def _candidates(
     tree: Regex, matcher: Matcher, wanted: list[bool], alphabet: str, rng: random.Random
 ) -> list[str] | None:
     out: list[str] = []
+    sample = _sampler(tree, alphabet, rng)
     for match in wanted:
         for _ in range(30):
-            text = _sample(tree, alphabet, rng)
+            text = sample()
             if not match:
                 for _ in range(rng.randint(1, 2)):
                     text = _mutate(text, alphabet, rng)
