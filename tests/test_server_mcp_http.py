@@ -22,7 +22,7 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from pipeline.server.client import TrainerClient
-from pipeline.server.mcp import ANSWER, CONTROL_META, INSTRUCTION_URI, RESET, SESSION_META, VERIFY
+from pipeline.server.mcp import ANSWER, CONTROL_META, INSTRUCTION_URI, POLICY_URI, RESET, SESSION_META, VERIFY
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 TOKEN = "a-trainer-token-of-enough-length"
@@ -156,7 +156,13 @@ async def test_an_agent_runs_the_trainers_episode_over_mcp(served: str) -> None:
             assert tools[ANSWER].meta == {CONTROL_META: True} and tools["get_order"].meta is None
             read = await mcp.read_resource(INSTRUCTION_URI)
             prompt = await mcp.get_prompt("instruction")
-            assert read.contents[0].text == opened.observation["instruction"] == prompt.messages[0].content.text
+            policy = (await mcp.read_resource(POLICY_URI)).contents[0].text
+            listed = {str(r.uri) for r in (await mcp.list_resources()).resources}
+            # The world's policy comes with the request wherever the agent reads it, as in every adapter.
+            assert listed == {INSTRUCTION_URI, POLICY_URI} and policy.startswith("Policy of this system:\nToday is")
+            assert read.contents[0].text == opened.observation["instruction"]
+            assert prompt.messages[0].content.text == f"{policy}\n\n{read.contents[0].text}"
+            assert mcp.initialize_result is not None and policy in (mcp.initialize_result.instructions or "")
             refused = [await mcp.call_tool(RESET, {"seed": 4}), await mcp.call_tool(VERIFY, {})]
             answered = await mcp.call_tool(ANSWER, {"answer": "no idea"})
             after = [

@@ -43,6 +43,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from pipeline.server.sessions import CapacityError, SessionManager, UnknownSession
 from pipeline.server.trainer import EPISODE_REQUEST, OPENS_EPISODES, VERIFY_REQUEST, bearer_ok
+from pipeline.surface.text import POLICY_HEADING
 from pipeline.tools.openapi import SESSION_HEADER
 from pipeline.tools.specs import ToolSpec
 
@@ -50,6 +51,9 @@ SESSION_META = "synthenv/session"
 CONTROL_META = "synthenv/control"
 CONTROL_PREFIX = "synthenv_"
 INSTRUCTION_URI = "synthenv://episode/instruction"
+POLICY_URI = "synthenv://world/policy"
+"""The world's policy (tool-use bundles that carry one): in the server's instructions, this resource and
+the prompt, the same text every trainer adapter puts in its system text."""
 RESET, ANSWER, VERIFY = f"{CONTROL_PREFIX}reset", f"{CONTROL_PREFIX}answer", f"{CONTROL_PREFIX}verify"
 _ANSWER_SCHEMA = VERIFY_REQUEST["properties"]["answer"]
 
@@ -220,6 +224,14 @@ def _is_trainer(ctx: Any, token: str | None) -> bool:
     return bearer_ok(_headers(ctx), token)
 
 
+def _policy_text(manifest: dict[str, Any]) -> str:
+    """``Policy of this system:`` and the bundle's numbered rules, or "" when it has none."""
+    text = manifest.get("policy")
+    if not isinstance(text, str) or not text.strip():
+        return ""
+    return f"{POLICY_HEADING}\n{text.strip()}"
+
+
 def build_mcp_server(manager: SessionManager, trainer_token: str | None = None) -> Server[Any]:
     """A low-level MCP server: the bundle's tool specs verbatim, the answer tool (and, for the
     trainer's requests, the episode-control tools), and the instruction as a resource and a prompt.
@@ -281,6 +293,8 @@ def build_mcp_server(manager: SessionManager, trainer_token: str | None = None) 
         task = manager.get(sid).task
         return sid, task.instruction if task is not None else ""
 
+    policy = _policy_text(manager.bundle.manifest)
+
     async def list_resources(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
         resource = types.Resource(
             name="instruction",
@@ -289,11 +303,28 @@ def build_mcp_server(manager: SessionManager, trainer_token: str | None = None) 
             description="What the agent is asked to do in this session's current episode.",
             mime_type="text/plain",
         )
-        return types.ListResourcesResult(resources=[resource])
+        resources = [resource]
+        if policy:
+            resources.append(
+                types.Resource(
+                    name="policy",
+                    title="The policy of this system",
+                    uri=POLICY_URI,
+                    description="The numbered rules every request is judged against (a refusal names one).",
+                    mime_type="text/plain",
+                )
+            )
+        return types.ListResourcesResult(resources=resources)
 
     async def read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+        if policy and str(params.uri) == POLICY_URI:
+            text_policy = types.TextResourceContents(uri=POLICY_URI, mime_type="text/plain", text=policy)
+            return types.ReadResourceResult(contents=[text_policy])
         if str(params.uri) != INSTRUCTION_URI:
-            raise ValueError(f"unknown resource {str(params.uri)[:80]!r}; the one resource is {INSTRUCTION_URI}")
+            raise ValueError(
+                f"unknown resource {str(params.uri)[:80]!r}; the resources are {INSTRUCTION_URI}"
+                + (f" and {POLICY_URI}" if policy else "")
+            )
         sid, text = instruction(ctx)
         contents = types.TextResourceContents(uri=INSTRUCTION_URI, mime_type="text/plain", text=text)
         return types.ReadResourceResult(contents=[contents], _meta={SESSION_META: sid})
@@ -306,6 +337,8 @@ def build_mcp_server(manager: SessionManager, trainer_token: str | None = None) 
         if params.name != "instruction":
             raise ValueError(f"unknown prompt {params.name[:80]!r}; the one prompt is 'instruction'")
         sid, text = instruction(ctx)
+        if policy:  # the prompt is what a client hands its model: the rules come with the request
+            text = f"{policy}\n\n{text}"
         message = types.PromptMessage(role="user", content=types.TextContent(type="text", text=text))
         return types.GetPromptResult(messages=[message], _meta={SESSION_META: sid})
 
@@ -317,7 +350,8 @@ def build_mcp_server(manager: SessionManager, trainer_token: str | None = None) 
         instructions=f"Tools of the {title} environment ({manager.bundle.ref}). Calls run in the episode the "
         f"trainer opened: send its session id as the {SESSION_HEADER} header or in _meta[{SESSION_META!r}]. "
         f"The instruction is the resource {INSTRUCTION_URI} (or the prompt 'instruction'); "
-        f"{ANSWER} gives the final answer and ends the episode.",
+        f"{ANSWER} gives the final answer and ends the episode."
+        + (f" Every request is judged against the policy of this system ({POLICY_URI}):\n{policy}" if policy else ""),
         get_tool_input_schema=schemas.get,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
