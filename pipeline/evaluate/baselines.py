@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from pipeline.evaluate.agent import Agent, Call, EpisodeStart, Turn, Usage
+from pipeline.evaluate.agent import Agent, Call, EpisodeStart, Reference, Turn, Usage
 
 REFUSAL = 'This cannot be done: the request cannot be carried out. {"cannot": "missing", "id": null, "value": null}'
 GUESSES = ("0", "1", "Done.", "yes", "no")
@@ -40,16 +40,22 @@ class _Scripted:
         return self.turns.pop(0) if self.turns else Turn(answer=None, final=True)
 
 
+def reference_of_start(start: EpisodeStart, policy: str) -> Reference:
+    """The task's reference a scripted policy is given (trainer-side knowledge), or a clear error."""
+    if start.reference is None:
+        raise ValueError(f"the {policy} policy needs the task's reference solution")
+    return start.reference
+
+
 @dataclass
 class ReferencePolicy:
     name: str = "reference"
     needs_reference: bool = True
 
     def agent(self, start: EpisodeStart) -> Agent:
-        if start.reference is None:
-            raise ValueError("the reference policy needs the task's reference solution")
-        calls = [Turn((Call(tool, dict(args), f"ref-{i}"),)) for i, (tool, args) in enumerate(start.reference.calls)]
-        answer = start.reference.answer
+        ref = reference_of_start(start, self.name)
+        calls = [Turn((Call(tool, dict(args), f"ref-{i}"),)) for i, (tool, args) in enumerate(ref.calls)]
+        answer = ref.answer
         return _Scripted([*calls, Turn(answer=answer, final=True)])
 
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pipeline.evaluate.agent import Agent, Call, EpisodeStart, Turn, Usage
-from pipeline.evaluate.baselines import _Scripted
+from pipeline.evaluate.baselines import _Scripted, reference_of_start
 
 _ID = re.compile(r'"id":\s*(\d+)')
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
@@ -61,9 +61,7 @@ class LiteralPolicy:
     needs_reference: bool = True
 
     def agent(self, start: EpisodeStart) -> Agent:
-        if start.reference is None:
-            raise ValueError("the literal policy needs the task's reference solution")
-        ref = start.reference
+        ref = reference_of_start(start, self.name)
         calls = ref.literal or ref.calls
         turns = [Turn((Call(tool, dict(args), f"lit-{i}"),)) for i, (tool, args) in enumerate(calls)]
         return _Scripted([*turns, Turn(answer=_encode(_answer_without_policy(ref.answer)), final=True)])
@@ -112,9 +110,8 @@ class FirstCandidatePolicy:
     needs_reference: bool = True
 
     def agent(self, start: EpisodeStart) -> Agent:
-        if start.reference is None:
-            raise ValueError("the first-candidate policy needs the task's reference solution")
-        return FirstCandidateAgent([(t, dict(a)) for t, a in start.reference.calls], start.reference.answer)
+        ref = reference_of_start(start, self.name)
+        return FirstCandidateAgent([(t, dict(a)) for t, a in ref.calls], ref.answer)
 
 
 @dataclass
@@ -145,9 +142,8 @@ class NoComputationPolicy:
     needs_reference: bool = True
 
     def agent(self, start: EpisodeStart) -> Agent:
-        if start.reference is None:
-            raise ValueError("the no-computation policy needs the task's reference solution")
-        return NoComputationAgent([(t, dict(a)) for t, a in start.reference.calls], start.reference.answer)
+        ref = reference_of_start(start, self.name)
+        return NoComputationAgent([(t, dict(a)) for t, a in ref.calls], ref.answer)
 
 
 JUDGMENT_BASELINES: dict[str, type] = {

@@ -205,6 +205,9 @@ class Environment:
         self._done = False
         self._steps = 0
         obs = {"type": "task", "instruction": self._task.instruction, "tools": [t.name for t in self.toolset.tools]}
+        policy = self.bundle.manifest.get("policy")
+        if isinstance(policy, str) and policy:
+            obs["policy"] = policy  # the world's rules the request is judged against (every adapter's system text)
         info = {
             "task_id": self._task.id,
             "family": self._task.family,

@@ -1,18 +1,21 @@
 """Requests from a person in the world, judged against the world's policy.
 
-"Hi, this is Dana Whitfield from Wrightview. Could you cancel my two most recent orders?"
-The agent must find the person (a shared name is told apart by what they add), take their
-records by the policy's priority rule ("latest" = most recent by a stated time), and apply
-the operation to each one the policy allows. Exactly one of them a staff rule forbids (its
-amount is over a limit, a time window has passed, a related record blocks it), and the tools
-would carry the operation out anyway: the right outcome is partial compliance, the allowed
-part done and the structured refusal ``{"cannot": "policy", "id": ..., "value": "P5"}``
-naming the rule. A literal reading that does everything it was asked scores 0, as does
-refusing everything. At the top level the person adds a second wish (a change to their own
-record), so the request touches three kinds of record and two or more rules.
+"Hi, this is Dana Whitfield from Wrightview. Could you cancel my two most recent orders?" (an
+operation customers do not ask for themselves arrives relayed by staff: "Dana Whitfield called
+the front desk. Please check in their latest visits.") The agent must find the person (a shared
+name is told apart by what they add), take their records by the policy's priority rule
+("latest" = most recent by a stated time; a record may be theirs through another, a claim
+through their policy), and apply the operation to each one the policy allows. Above level 0 a
+staff rule or the record's status forbids it on some of them (an amount over a limit, a window
+of days passed, a related record that blocks it), and for a staff rule the tools would carry it
+out anyway: the right outcome is partial compliance, the allowed part done and one structured
+refusal per record refused (``{"cannot": "policy", "id": ..., "value": "P5"}`` naming the rule,
+or ``status`` where no legal path reaches the goal). A literal reading that does everything it
+was asked scores 0, as does refusing everything. At the top levels the person adds a second wish
+(a change to their own record), so the request touches several kinds of record and rules.
 
-Knobs: ``records`` (how many of the person's records the request covers), ``partial``
-(one of them is refused), ``policy_rules`` (rules the reference relies on), ``candidates``
+Knobs: ``records`` (how many of the person's records the request covers), ``partial`` (some of
+them refused, some done), ``policy_rules`` (rules the reference relies on), ``candidates``
 (people sharing the name plus records of theirs to choose from), ``extra_wish``.
 """
 
@@ -50,6 +53,31 @@ LEVELS: dict[int, dict[str, Any]] = {
 """``policy``: how many of the records at least a staff rule forbids (the judgment); with two or
 more records at least one is always allowed (partial compliance), and a record whose status
 forbids the operation is refused as well."""
+CUSTOMER_VERBS = frozenset(
+    {
+        "cancel",
+        "refund",
+        "pause",
+        "resume",
+        "return",
+        "renew",
+        "activate",
+        "reactivate",
+        "close",
+        "withdraw",
+        "pay",
+        "waive",
+        "confirm",
+        "reschedule",
+        "redeem",
+        "dispute",
+        "extend",
+        "book",
+        "reserve",
+        "upgrade",
+    }
+)
+"""Operations a customer asks for in their own words; other operations reach staff as a relayed request."""
 OWNERS = 200
 """People tried per table before the family gives up on a slot (a seeded sample, so the search is
 bounded on a large world)."""
@@ -219,14 +247,17 @@ def _build(ctx: Context, rng: random.Random, level: int, found: tuple[Any, ...])
         elif rule is not None:
             refusals.append({"cannot": "policy", "id": row["id"], "value": rule.id})
     org = person.column(person.label).semantic == "company"
-    mine = "our" if org else "my"
+    # A customer asks for what customers ask (cancel, refund, pay...); anything else a member of staff
+    # passes on for them ("Dana Whitfield called: please check in her latest visits").
+    staff = op.name.split("_")[0] not in CUSTOMER_VERBS
+    mine = "their" if staff else "our" if org else "my"
     subject = (
         ctx.phrases.render(rng, NAME, "one", noun=table.noun, my=mine)
         if k == 1
         else ctx.phrases.render(rng, NAME, "many", count=COUNTS[k], plural=table.plural, my=mine)
     )
     text = [
-        ctx.phrases.render(rng, NAME, "hello_org" if org else "hello", who=who),
+        ctx.phrases.render(rng, NAME, "relayed" if staff else "hello_org" if org else "hello", who=who),
         ctx.phrases.render(rng, NAME, "wish", action=_action(op, table, subject)),
     ]
     if extra:
@@ -236,7 +267,14 @@ def _build(ctx: Context, rng: random.Random, level: int, found: tuple[Any, ...])
         column = rng.choice(columns)
         value = new_value(ctx, person, column, {prow[column.name]}, rng)
         calls.append(update_call(ctx, person, prow["id"], {column.name: value}))
-        also = ctx.phrases.render(rng, NAME, "also", column=field_words(column), value=ctx.show(column, value), my=mine)
+        also = ctx.phrases.render(
+            rng,
+            NAME,
+            "also_relayed" if staff else "also",
+            column=field_words(column),
+            value=ctx.show(column, value),
+            my=mine,
+        )
         text.append(also)
     knobs = {
         "records": k,
