@@ -109,11 +109,17 @@ def generate(config: Config, rng: random.Random) -> Problem:
     if config.indels:
         # Edits can cancel, so keep editing until the distance reaches the drawn count:
         # one edit moves the distance by at most 1, so it lands on it exactly.
+        # ``bound`` caps the distance (one edit moves it by at most 1), so the distance is
+        # only computed when it could have reached the count: the same edits, fewer tables.
         second = _mutate(first, letters, applied, config.indels, rng)
+        source, bound = "".join(first), applied
         for _ in range(4 * config.edits):
-            if levenshtein("".join(first), "".join(second)) >= applied:
-                break
+            if bound >= applied:
+                bound = levenshtein(source, "".join(second))
+                if bound >= applied:
+                    break
             second = _mutate(second, letters, 1, config.indels, rng)
+            bound += 1
     else:  # substitutions at distinct positions: the distance is (nearly always) the count
         second = list(first)
         for i in rng.sample(range(len(first)), min(applied, len(first))):
