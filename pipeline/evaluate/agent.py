@@ -38,6 +38,9 @@ class Turn:
     answer: Any = None
     final: bool = False
     """True when the turn is a final answer without a tool call (a plain-text reply)."""
+    text: str | None = None
+    """What the model wrote with the turn (a scripted policy writes nothing): it goes into the
+    trajectory log beside the turn's first step."""
 
 
 @dataclass(frozen=True)
@@ -159,9 +162,10 @@ class LLMAgent:
             ]
         self.messages.append(message)
         if reply.tool_calls:
-            return Turn(tuple(Call(c["name"], parse_arguments(c["arguments"]), c["id"]) for c in reply.tool_calls))
+            calls = tuple(Call(c["name"], parse_arguments(c["arguments"]), c["id"]) for c in reply.tool_calls)
+            return Turn(calls, text=reply.text or None)
         if self.config.text_reply == "answer":
-            return Turn(answer=reply.text, final=True)
+            return Turn(answer=reply.text, final=True, text=reply.text)
         self.messages.append({"role": "user", "content": f"Call a tool, or {self.config.answer_tool} to finish."})
         return Turn()
 

@@ -97,7 +97,10 @@ def specs_of(env: Any) -> list[dict[str, Any]]:
 def run_episode(env: Any, writer: Any, policy: Policy, config: EvalConfig, task_id: str, trial: int) -> EpisodeResult:
     """Play ``task_id`` once (trial ``trial``) with ``policy``; every step goes to ``writer``'s log."""
     began = time.perf_counter()
-    logged = trajectory.record(env, writer)
+    model = getattr(getattr(policy, "settings", None), "model", None)  # the evaluated model, or the policy's name
+    logged = trajectory.record(
+        env, writer, model=model if isinstance(model, str) else policy.name, rollout_id=f"{task_id}/{trial}"
+    )
     obs, info = logged.reset(task_id=task_id)
     surface = surface_of(env, config.observation_chars)
     procedural = is_procedural(env)
@@ -124,6 +127,8 @@ def run_episode(env: Any, writer: Any, policy: Policy, config: EvalConfig, task_
                 trajectory.cut(logged, "error", result.error)
                 break
             feedback = []
+            if turn.text:
+                trajectory.note(logged, turn.text)
             if turn.final:
                 _finish(logged, result, {"answer": turn.answer}, task_id)
                 break

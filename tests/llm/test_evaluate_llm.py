@@ -110,3 +110,22 @@ def test_time_outs_are_infrastructure_errors_never_failures(store_bundle: Path, 
         back = run(fake, store_bundle, tmp_path, "slow", config.with_overrides(), trials=2, concurrency=4)
     assert back["timing"]["episodes_played"] == 8 and back["report"]["errors"]["total"] == 0
     assert back["report"]["overall"]["pass_at_1"] == 1.0
+
+
+def test_the_log_keeps_what_the_model_wrote_with_each_step(store_bundle: Path, tmp_path: Path) -> None:
+    """The model's text goes on the row of the step it came with, with the model and the rollout."""
+    follow = reference_follower(store_bundle)
+
+    def talkative(body: dict[str, Any]) -> dict[str, Any]:
+        reply = follow(body)
+        turn = sum(1 for m in body["messages"] if m["role"] == "assistant")
+        return {**reply, "content": f"thinking about step {turn}"}
+
+    config = EvalConfig(max_steps=8, retries=0, request_timeout=20)
+    with FakeLLM({"evaluate": [talkative] * 50}) as fake:
+        result = run(fake, store_bundle, tmp_path, "talkative", config, tasks="lookup:0")
+    rows = [json.loads(x) for x in (Path(result["out"]) / "trajectories.jsonl").read_text().splitlines()]
+    steps = [r for r in rows if r["action"] is not None]
+    assert steps and all(r["model_text"] == f"thinking about step {i}" for i, r in enumerate(steps))
+    assert {r["model"] for r in rows} == {fake_settings(fake.url, tmp_path).model}
+    assert {r["rollout_id"] for r in rows} == {f"{rows[0]['task_id']}/0"}
