@@ -13,8 +13,12 @@ from __future__ import annotations
 import copy
 import gc
 import json
+import os
 import shutil
 import sqlite3
+import subprocess
+import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -217,3 +221,27 @@ def test_file_backed_sessions_are_isolated_and_reset_by_rollback(
     del a, b
     gc.collect()
     assert not base.exists()  # removed with the last Environment of its bundle
+
+
+def test_a_base_left_by_a_gone_process_is_swept(store_bundle: Path, tmp_path: Path, file_states: None) -> None:
+    """A process that ends without finalizers (a worker's ``os._exit``) leaves its base file; the
+    next base made on this host removes it, and never one of a process still running."""
+    from pipeline.runtime.session import _base_prefix
+
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True
+    )
+    stale = Path(tempfile.gettempdir()) / f"{_base_prefix()}{int(gone.stdout)}-left.sqlite"
+    live = Path(tempfile.gettempdir()) / f"{_base_prefix()}{os.getpid()}-mine.sqlite"
+    stale.write_bytes(b"")
+    live.write_bytes(b"")
+    try:
+        copy = tmp_path / "bundle"
+        shutil.copytree(store_bundle, copy)
+        env = Environment.from_bundle(copy)
+        env.reset(seed=0)  # the first shared session makes the base
+        assert not stale.exists() and live.exists()
+        env.close()
+    finally:
+        stale.unlink(missing_ok=True)
+        live.unlink(missing_ok=True)

@@ -23,7 +23,8 @@ Two kinds of session share this class:
   file itself through one immutable connection, and a private session is one temporary copy
   with the write log. The rest is the same: the never-committed transaction keeps each session's writes in its own cache
   (with ``cache_spill`` off nothing reaches the file), commits are refused, reset is a
-  rollback. The file is removed when the last session of its executor is gone.
+  rollback. The file is removed when the last session of its executor is gone, or, if its
+  process ended without finalizers, by the next base made on the host.
 * **private** (the default): the session opens its own copy (in memory, or a temporary file
   for a state kept as a file), for build-time code that attaches other databases to the session's connection (SQLite
   cannot detach inside an open transaction).
@@ -44,9 +45,11 @@ its own initial state, an internal error) is an ``error`` verdict, never a silen
 
 from __future__ import annotations
 
+import glob
 import itertools
 import logging
 import os
+import socket
 import sqlite3
 import tempfile
 import threading
@@ -107,7 +110,8 @@ class _Prepared:
         """The shared base of a state file, made when the first shared session opens: a temporary
         copy with the write log built in, removed when this object is collected."""
         assert isinstance(self.initial, StateFile)
-        fd, name = tempfile.mkstemp(prefix="synthenv-base-", suffix=".sqlite")
+        _sweep_stale_bases()
+        fd, name = tempfile.mkstemp(prefix=f"{_base_prefix()}{os.getpid()}-", suffix=".sqlite")
         os.close(fd)
         path = Path(name)
         try:
@@ -141,6 +145,34 @@ class _Prepared:
                 raise
             return conn
         return open_copy(self.image)
+
+
+def _base_prefix() -> str:
+    return f"synthenv-base-{socket.gethostname()}-"
+
+
+def _sweep_stale_bases() -> None:
+    """Remove the base files of this host's processes that are gone.
+
+    A base is removed when its last session is, but a process that ends without running
+    finalizers (a ``serve --workers`` worker ends with ``os._exit``; a killed one) leaves its
+    copy of the state behind; the file names its host and process, so the next one sweeps it.
+    """
+    prefix = _base_prefix()
+    for path in Path(tempfile.gettempdir()).glob(f"{glob.escape(prefix)}*-*.sqlite"):
+        pid = path.name[len(prefix) :].split("-", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            path.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 _PREPARED: weakref.WeakKeyDictionary[Executor, _Prepared] = weakref.WeakKeyDictionary()
