@@ -90,3 +90,21 @@ def test_word_by_word_caesar_ambiguity_equals_decoding_everything() -> None:
         cipher = caesar_cipher.shift_text(" ".join(words), shift).upper()
         for crib in (None, rng.choice(words), "zzq"):
             assert caesar_cipher._ambiguous(cipher, shift, crib) == slow(cipher, shift, crib)
+
+
+def test_list_function_rules_built_from_the_first_example_equal_trying_every_rule() -> None:
+    from generators.families.induction import list_functions
+
+    rng = random.Random(6)
+    for _ in range(400):
+        length = rng.randint(0, 9)
+        examples = []
+        for _ in range(rng.randint(1, 4)):
+            given = tuple(rng.randint(-5, 30) for _ in range(length))
+            wanted = given if rng.random() < 0.3 else tuple(sorted(given))[::-1]
+            examples.append((given, wanted))
+        query = tuple(rng.randint(-5, 30) for _ in range(length))
+        for tiers, depth in ((1, 1), (2, 2), (3, 2)):
+            assert list_functions.fitting_outputs(examples, query, tiers, depth) == (
+                list_functions.fitting_outputs_reference(examples, query, tiers, depth)
+            )

@@ -109,7 +109,43 @@ def _primitives(tiers: int) -> list[tuple[str, Callable[[Items], Items]]]:
 
 def fitting_outputs(examples: list[tuple[Items, Items]], query: Items, tiers: int, depth: int) -> set[Items]:
     """The query outputs of every rule (one primitive, or two composed when ``depth`` is 2)
-    that reproduces all ``examples``."""
+    that reproduces all ``examples``.
+
+    Only rules that reproduce the first example are built: single primitives are looked
+    up by their result on it, and second steps are grouped by the first step's result
+    there, so each (first result, second step) is evaluated once; the other examples are
+    then checked per rule. The same set as :func:`fitting_outputs_reference`.
+    """
+    functions = [f for _, f in _primitives(tiers)]
+    first_in, first_out = examples[0]
+    by_mid: dict[Items, list[Callable[[Items], Items]]] = {}
+    for f in functions:
+        by_mid.setdefault(f(first_in), []).append(f)
+    chains: list[tuple[Callable[[Items], Items], ...]] = [(f,) for f in by_mid.get(first_out, ())]
+    if depth >= 2:
+        for mid, firsts in by_mid.items():
+            for g in functions:
+                if g(mid) == first_out:
+                    chains.extend((f, g) for f in firsts)
+    answers: set[Items] = set()
+    rest = examples[1:]
+    for chain in chains:
+        for given, wanted in rest:
+            value = given
+            for f in chain:
+                value = f(value)
+            if value != wanted:
+                break
+        else:
+            value = query
+            for f in chain:
+                value = f(value)
+            answers.add(value)
+    return answers
+
+
+def fitting_outputs_reference(examples: list[tuple[Items, Items]], query: Items, tiers: int, depth: int) -> set[Items]:
+    """:func:`fitting_outputs` rule by rule over every example: its reference in the tests."""
     prims = _primitives(tiers)
     first_in, first_out = examples[0]
     answers: set[Items] = set()
