@@ -201,3 +201,29 @@ def test_several_refusals_are_read_as_a_set() -> None:
 def test_a_bundle_without_the_policy_in_its_manifest_keeps_loading(bundles: dict[str, Path], tmp_path: Path) -> None:
     bundle = load_bundle(bundles["online_store"])
     assert "policy" in bundle.manifest and "policy_rules" in bundle.manifest
+
+
+def test_a_quote_is_the_sum_the_policy_lets_through(envs: dict[str, Environment]) -> None:
+    """The reference's amount scores 1.0 with no change; the sum over every record asked about (the
+    policy ignored) scores 0 wherever it differs, and so does the right amount after a write."""
+    quotes = [(env, t) for env in envs.values() for t in env.tasks if t.family == "quote"]
+    assert len(quotes) >= 12
+    differs = writes = 0
+    for env, task in quotes:
+        assert task.knobs["computed"] == 1 and not any(env.executor.spec(c.tool).mode == "write" for c in task.solution)
+        assert _play(env, task.id, list(task.solution), task.answer) == 1.0, task.id
+        if task.knobs["literal_answer"] != task.verifier.answer.expected:
+            differs += 1
+            assert _play(env, task.id, list(task.solution), str(task.knobs["literal_answer"])) == 0.0, task.id
+        spec = env.executor.spec(task.knobs["operation"])
+        first = next(c for c in task.solution if "order_by" in c.arguments)
+        fork = copy.copy(env)
+        fork.reset(task_id=task.id)
+        listed = fork.step({"tool": first.tool, "arguments": dict(first.arguments)})[0]["result"]["items"]
+        movable = [r for r in listed if r.get(str(spec.status_column)) in spec.allowed_from]
+        if movable:  # carrying the operation out, then quoting the right amount: a write the quote forbids
+            wrote = ToolCall(tool=spec.name, arguments={"id": movable[0]["id"]})
+            assert _play(env, task.id, [*task.solution, wrote], task.answer) == 0.0, task.id
+            writes += 1
+    assert writes >= len(quotes) // 2
+    assert differs >= len(quotes) // 2

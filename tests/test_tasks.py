@@ -16,7 +16,7 @@ from pipeline import Environment
 from pipeline.runtime.session import Session
 from pipeline.runtime.task import Task
 from pipeline.runtime.verify import normalise_text
-from pipeline.tasks.families import FAMILIES
+from pipeline.tasks.families import FAMILIES, JUDGMENT_FAMILIES
 from pipeline.tasks.families.infeasible import reachable_statuses
 from pipeline.tasks.phrasing import Phrasebook
 from pipeline.tasks.proof import fingerprint, replay
@@ -64,17 +64,17 @@ def test_reference_length_grows_with_level(envs: dict[str, Environment], domain:
     calls: dict[str, dict[int, list[int]]] = defaultdict(lambda: defaultdict(list))
     for t in envs[domain].tasks:
         calls[t.family][t.level].append(len(t.solution))
-    records: dict[int, list[int]] = defaultdict(list)
+    records: dict[str, dict[int, list[int]]] = defaultdict(lambda: defaultdict(list))
     for t in envs[domain].tasks:
-        if t.family == "request":
-            records[t.level].append(t.knobs["records"])
+        if t.family in JUDGMENT_FAMILIES:
+            records[t.family][t.level].append(t.knobs["records"])
     for family, levels in calls.items():
         means = [sum(v) / len(v) for _, v in sorted(levels.items())]
-        if family == "request":
-            # Judgment, not length: a request's harder levels cover more records and refuse some of
-            # them, which can take fewer calls; what grows is the records it covers.
-            covered = [sum(v) / len(v) for _, v in sorted(records.items())]
-            assert covered == sorted(covered) and covered[-1] > covered[0], dict(records)
+        if family in JUDGMENT_FAMILIES:
+            # Judgment, not length: harder levels cover more records and refuse some of them, which
+            # can take fewer calls; what grows is the records covered.
+            covered = [sum(v) / len(v) for _, v in sorted(records[family].items())]
+            assert covered == sorted(covered) and covered[-1] > covered[0], (family, dict(records[family]))
             continue
         assert means == sorted(means), (family, dict(levels))
         assert means[-1] > means[0], (family, dict(levels))

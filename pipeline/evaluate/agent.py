@@ -50,6 +50,8 @@ class Reference:
     calls: tuple[tuple[str, dict[str, Any]], ...]
     answer: Any
     literal: tuple[tuple[str, dict[str, Any]], ...] = ()
+    literal_answer: Any = None
+    """What ignoring the policy answers, where the task records it (a sum over every record asked about)."""
     """What a literal reading of the request does: the reference plus the operation on every record a
     rule of the world's policy forbids (the tools would carry it out); for the literal-compliance policy."""
 

@@ -64,7 +64,8 @@ class LiteralPolicy:
         ref = reference_of_start(start, self.name)
         calls = ref.literal or ref.calls
         turns = [Turn((Call(tool, dict(args), f"lit-{i}"),)) for i, (tool, args) in enumerate(calls)]
-        return _Scripted([*turns, Turn(answer=_encode(_answer_without_policy(ref.answer)), final=True)])
+        answer = ref.literal_answer if ref.literal_answer is not None else _answer_without_policy(ref.answer)
+        return _Scripted([*turns, Turn(answer=_encode(answer), final=True)])
 
 
 @dataclass

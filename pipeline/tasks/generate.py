@@ -31,7 +31,7 @@ from pipeline.tasks.model import Candidate, Skip, TaskSet
 from pipeline.tasks.phrasing import Phrasebook, refusal_form
 from pipeline.tasks.proof import expected_changes, prove, replay_key
 from pipeline.tasks.replay import Replayer, replay_executor
-from pipeline.tools.executor import Executor, ToolError, open_copy
+from pipeline.tools.executor import Executor, ToolError, open_copy, open_reading
 from pipeline.tools.specs import Toolset
 from pipeline.world.schema import Schema
 from pipeline.world.sqlnames import quote_ident
@@ -128,8 +128,7 @@ def generate_tasks(
     if unknown:
         raise ValueError(f"unknown task families {unknown}; known: {sorted(FAMILIES)}")
     executor = replay_executor(executor)
-    conn = open_copy(initial)
-    conn.execute("PRAGMA query_only = ON")
+    conn = open_reading(initial)  # read-only: a large state is read in place, not copied
     scratch = open_copy(initial)
     replayer = Replayer(initial, executor, reference=conn)
     if policy is None:

@@ -24,6 +24,7 @@ from pipeline.tasks.families import (
     infeasible,
     lookup,
     multihop,
+    quote,
     request,
     topk,
     update,
@@ -67,6 +68,11 @@ FAMILIES: dict[str, Family] = {
             conditional,
             infeasible,
             request,
+            quote,
         ),
     )
 }
+
+JUDGMENT_FAMILIES = ("request", "quote")
+"""Families judged against the world's policy: their levels grow in records covered and rules
+applied, not in calls (a refusal takes fewer calls than the operation it refuses)."""

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from pipeline.policy.check import blocking_rule
@@ -192,9 +194,27 @@ def _checks(ctx: Context, op: ToolSpec, row: dict[str, Any]) -> list[ToolCall]:
     return calls
 
 
-def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
-    spec = LEVELS[level]
-    k, policy, extra = spec["records"], spec["policy"], spec["extra"]
+Accept = Callable[[ToolSpec, Table, list[dict[str, Any]], list[str]], bool]
+"""Whether an operation's outcome on a person's chosen records has the shape a level asks for."""
+
+
+@dataclass(frozen=True)
+class Subject:
+    """A person, their latest records of one table, an operation and what the policy says of it on each."""
+
+    table: Table
+    owned: int
+    finding: list[ToolCall]
+    op: ToolSpec
+    person: Table
+    prow: dict[str, Any]
+    chosen: list[dict[str, Any]]
+    decisions: list[tuple[str, Rule | None]]
+
+
+def search(ctx: Context, rng: random.Random, k: int, accept: Accept) -> Subject:
+    """A person with ``k`` latest records (one fewer in a small world above 3) of a table an
+    operation moves, whose decisions ``accept`` takes (seeded: the same task for the same seed)."""
     subjects = _subjects(ctx)
     if not subjects:
         raise Skip("domain_lacks_owned_records")
@@ -221,15 +241,24 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
             rng.shuffle(ops)
             for op in ops:
                 decisions = [_decide(ctx, op, table, r) for r in chosen]
-                if _fits(ctx, op, table, chosen, [d[0] for d in decisions], policy):
+                if accept(op, table, chosen, [d[0] for d in decisions]):
                     prow = ctx.row(person, owner)
-                    found = (table, len(mine), finding, op, person, prow, chosen, decisions, extra)
-                    return _build(ctx, rng, level, found)
+                    return Subject(table, len(mine), finding, op, person, prow, chosen, decisions)
     raise Skip("no_request_subject")
 
 
-def _build(ctx: Context, rng: random.Random, level: int, found: tuple[Any, ...]) -> Candidate:
-    table, owned, finding, op, person, prow, chosen, decisions, extra = found
+def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
+    spec = LEVELS[level]
+    policy = spec["policy"]
+    found = search(
+        ctx, rng, spec["records"], lambda op, table, chosen, kinds: _fits(ctx, op, table, chosen, kinds, policy)
+    )
+    return _build(ctx, rng, level, found, spec["extra"])
+
+
+def _build(ctx: Context, rng: random.Random, level: int, found: Subject, extra: bool) -> Candidate:
+    table, owned, finding, op, person = found.table, found.owned, found.finding, found.op, found.person
+    prow, chosen, decisions = found.prow, found.chosen, found.decisions
     k = len(chosen)
     who, by, shared = _identify(ctx, rng, person, prow)
     calls: list[ToolCall] = [ctx.list_call(person, by), *finding]
