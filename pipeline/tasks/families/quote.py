@@ -52,7 +52,10 @@ LEVELS: dict[int, dict[str, Any]] = {
 
 
 def _amount(table: Table) -> Column | None:
-    """The amount a person means by "what it comes to": the record's first money column."""
+    """The amount a person means by "what it comes to": the record's first money column (none where
+    amounts carry a currency of their own: a sum across currencies means nothing)."""
+    if any("currency" in (c.field or c.name).lower() for c in table.columns):
+        return None
     return next((c for c in table.columns if c.semantic == "money" and not c.nullable), None)
 
 
