@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pipeline.jobs.evaluate import Target, evaluate
 from pipeline.jobs.steps import Inputs, generate
+from pipeline.tasks.families import JUDGMENT_FAMILIES
 
 WORLDS = [
     ("online_store", 0, False),
@@ -45,7 +46,10 @@ def _mean(values: list[float]) -> str:
 def main() -> None:
     per_level: dict[int, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     passes: dict[str, dict[int, list[float]]] = {p: defaultdict(list) for p in POLICIES}
-    request_passes: dict[str, dict[int, list[float]]] = {p: defaultdict(list) for p in POLICIES}
+    request_passes: dict[tuple[str, str], dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
+    judged: dict[str, dict[int, dict[str, list[float]]]] = {
+        f: defaultdict(lambda: defaultdict(list)) for f in JUDGMENT_FAMILIES
+    }
     kinds: Counter[str] = Counter()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -61,11 +65,12 @@ def main() -> None:
                 lvl, k = t["level"], t["knobs"]
                 per_level[lvl]["calls"].append(k["reference_calls"])
                 per_level[lvl]["types"].append(k["entity_types"])
-                if t["family"] == "request":
-                    per_level[lvl]["req_rules"].append(k["policy_rules"])
-                    per_level[lvl]["req_candidates"].append(k["candidates"])
-                    per_level[lvl]["req_records"].append(k["records"])
-                    per_level[lvl]["req_partial"].append(float(k["partial"]))
+                if t["family"] in JUDGMENT_FAMILIES:
+                    fam = judged[t["family"]][lvl]
+                    fam["rules"].append(k["policy_rules"])
+                    fam["candidates"].append(k["candidates"])
+                    fam["records"].append(k["records"])
+                    fam["refused"].append(k.get("refused", 0) if t["family"] == "quote" else float(k["partial"]))
             family = {t["id"]: t["family"] for t in tasks}
             for policy in POLICIES:
                 result = evaluate(
@@ -74,23 +79,21 @@ def main() -> None:
                 for line in (Path(result["out"]) / "episodes.jsonl").read_text().splitlines():
                     ep = json.loads(line)
                     passes[policy][ep["level"]].append(ep["reward"])
-                    if family.get(ep["task_id"]) == "request":
-                        request_passes[policy][ep["level"]].append(ep["reward"])
+                    if family.get(ep["task_id"]) in JUDGMENT_FAMILIES:
+                        request_passes[family[ep["task_id"]], policy][ep["level"]].append(ep["reward"])
             rows.append(
                 f"| {manifest['name']} | {len(tasks)} | {len(rules)} | {len(manifest.get('policy', ''))} | "
-                f"{sum(t['family'] == 'request' for t in tasks)} | {load:.1f} |"
+                f"{sum(t['family'] in JUDGMENT_FAMILIES for t in tasks)} | {load:.1f} |"
             )
     print("# Judgment per level\n")
     print(f"`python benchmarks/judgment_bench.py` on {os.cpu_count()} cores, Python {platform.python_version()}.\n")
-    print("| bundle | tasks | policy rules | policy bytes | request tasks | load |\n|---|---:|---:|---:|---:|---:|")
+    print("| bundle | tasks | policy rules | policy bytes | request + quote tasks | load |")
+    print("|---|---:|---:|---:|---:|---:|")
     print("\n".join(rows))
     print(f"\nPolicy rules by kind over these bundles: {dict(sorted(kinds.items()))}.\n")
     print("## Every family\n")
-    print(
-        "| level | tasks | reference calls mean | max | record types | "
-        + " | ".join(f"{p} pass %" for p in POLICIES)
-        + " |"
-    )
+    heads = " | ".join(f"{p} pass %" for p in POLICIES)
+    print(f"| level | tasks | reference calls mean | max | record types | {heads} |")
     print("|---|---:|---:|---:|---:|" + "---:|" * len(POLICIES))
     for lvl in sorted(per_level):
         d = per_level[lvl]
@@ -100,27 +103,25 @@ def main() -> None:
             + " | ".join(cells)
             + " |"
         )
-    print("\n## The request family (judged against the policy)\n")
-    print(
-        "| level | tasks | records | policy rules relied on | candidates | partial % | "
-        + " | ".join(f"{p} pass %" for p in POLICIES)
-        + " |"
-    )
-    print("|---|---:|---:|---:|---:|---:|" + "---:|" * len(POLICIES))
-    for lvl in sorted(per_level):
-        d = per_level[lvl]
-        if not d["req_records"]:
-            continue
-        cells = [
-            f"{100 * sum(request_passes[p][lvl]) / len(request_passes[p][lvl]):.0f}" if request_passes[p][lvl] else "-"
-            for p in POLICIES
-        ]
-        print(
-            f"| {lvl} | {len(d['req_records'])} | {_mean(d['req_records'])} | {_mean(d['req_rules'])} | "
-            f"{_mean(d['req_candidates'])} | {100 * sum(d['req_partial']) / len(d['req_partial']):.0f} | "
-            + " | ".join(cells)
-            + " |"
-        )
+    for name in JUDGMENT_FAMILIES:
+        last = "partial %" if name == "request" else "refused (mean)"
+        print(f"\n## The {name} family (judged against the policy)\n")
+        print(f"| level | tasks | records | policy rules relied on | candidates | {last} | {heads} |")
+        print("|---|---:|---:|---:|---:|---:|" + "---:|" * len(POLICIES))
+        for lvl in sorted(judged[name]):
+            d = judged[name][lvl]
+            cells = [
+                f"{100 * sum(request_passes[name, p][lvl]) / len(request_passes[name, p][lvl]):.0f}"
+                if request_passes[name, p][lvl]
+                else "-"
+                for p in POLICIES
+            ]
+            share = sum(d["refused"]) / len(d["refused"])
+            shown = f"{100 * share:.0f}" if name == "request" else f"{share:.1f}"
+            print(
+                f"| {lvl} | {len(d['records'])} | {_mean(d['records'])} | {_mean(d['rules'])} | "
+                f"{_mean(d['candidates'])} | {shown} | " + " | ".join(cells) + " |"
+            )
 
 
 if __name__ == "__main__":

@@ -294,3 +294,40 @@ def as_id(value: Any) -> int | None:
     if isinstance(value, float) and value.is_integer():
         return int(value)
     return None
+
+
+def _same_amount(value: Any, expected: Any) -> bool:
+    got, want = as_number(value), as_number(expected)
+    return got is not None and want is not None and same_number(got, want, 0.0)
+
+
+def _one_refusal(expected: dict[str, Any], got: dict[str, Any] | None) -> bool:
+    if got is None or not isinstance(got.get("cannot"), str):
+        return False
+    if normalise_text(got["cannot"]) != expected["cannot"] or as_id(got.get("id")) != expected["id"]:
+        return False
+    if expected["cannot"] == "missing":
+        return True
+    value = got.get("value")
+    if expected["cannot"] == "limit":
+        return _same_amount(value, expected["value"])
+    return isinstance(value, str) and normalise_text(value) == normalise_text(expected["value"])
+
+
+def refusal_matches(expected: dict[str, Any] | list[dict[str, Any]] | tuple[dict[str, Any], ...], answer: Any) -> bool:
+    """One expected refusal, or several (each part of a request that could not be done, any
+    order): exactly those, each once."""
+    if isinstance(expected, dict):
+        return _one_refusal(expected, as_refusal(answer))
+    if len(expected) == 1:
+        return _one_refusal(expected[0], as_refusal(answer))
+    got = as_refusals(answer)
+    if got is None or len(got) != len(expected):
+        return False
+    left = list(got)
+    for want in expected:
+        hit = next((g for g in left if _one_refusal(want, g)), None)
+        if hit is None:
+            return False
+        left.remove(hit)
+    return True

@@ -34,12 +34,11 @@ from pipeline.runtime.answers import (
     Number,
     as_bool,
     as_date,
-    as_id,
     as_items,
     as_number,
     as_refusal,
-    as_refusals,
     normalise_text,
+    refusal_matches,
     same_number,
 )
 from pipeline.world.sqlnames import quote_ident as _q
@@ -204,38 +203,6 @@ def _exact_number(got: Number | None, expected: Any, tolerance: float) -> bool:
     return got is not None and want is not None and same_number(got, want, tolerance)
 
 
-def _one_refusal(expected: dict[str, Any], got: dict[str, Any] | None) -> bool:
-    if got is None or not isinstance(got.get("cannot"), str):
-        return False
-    if normalise_text(got["cannot"]) != expected["cannot"] or as_id(got.get("id")) != expected["id"]:
-        return False
-    if expected["cannot"] == "missing":
-        return True
-    value = got.get("value")
-    if expected["cannot"] == "limit":
-        return _exact_number(as_number(value), expected["value"], 0.0)
-    return isinstance(value, str) and normalise_text(value) == normalise_text(expected["value"])
-
-
-def _refusal_matches(expected: dict[str, Any] | list[dict[str, Any]] | tuple[dict[str, Any], ...], answer: Any) -> bool:
-    """One expected refusal, or several (each part of a request that could not be done, any
-    order): exactly those, each once."""
-    if isinstance(expected, dict):
-        return _one_refusal(expected, as_refusal(answer))
-    if len(expected) == 1:
-        return _one_refusal(expected[0], as_refusal(answer))
-    got = as_refusals(answer)
-    if got is None or len(got) != len(expected):
-        return False
-    left = list(got)
-    for want in expected:
-        hit = next((g for g in left if _one_refusal(want, g)), None)
-        if hit is None:
-            return False
-        left.remove(hit)
-    return True
-
-
 def is_refusal(answer: Any) -> bool:
     """Whether the answer is the structured refusal form (any reason)."""
     got = as_refusal(answer)
@@ -264,7 +231,7 @@ def check_answer(check: AnswerCheck, answer: Any) -> Check:
         if got is not None and len(set(got)) == len(got):
             ok = got == wanted if check.kind == "list" else sorted(got) == sorted(wanted)
     elif check.kind == "refuse":
-        ok = _refusal_matches(check.expected, answer)
+        ok = refusal_matches(check.expected, answer)
     return Check(name="answer", passed=ok, expected=check.expected, observed=answer)
 
 
