@@ -158,7 +158,8 @@ def shortcuts(task: Task, initial: bytes, executor: Executor) -> list[str]:
             if still_ran and dropped.status == "passed":
                 out.append(f"{i}:{call.tool} (write)")
             continue
-        needed = i == decides
+        # The read that settles a branch, or (judgment families) each read that settles a staff rule.
+        needed = i == decides or (isinstance(decides, list) and i in decides)
         for j in range(i + 1, len(task.solution)):
             later = task.solution[j]
             wanted = _keys(schema, tables[j], dict(later.arguments)) & revealed[i]

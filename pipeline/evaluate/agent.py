@@ -52,6 +52,8 @@ class Reference:
     literal: tuple[tuple[str, dict[str, Any]], ...] = ()
     literal_answer: Any = None
     """What ignoring the policy answers, where the task records it (a sum over every record asked about)."""
+    first_answer: Any = None
+    """What taking the first records listed instead of the latest answers, where the task records it."""
     """What a literal reading of the request does: the reference plus the operation on every record a
     rule of the world's policy forbids (the tools would carry it out); for the literal-compliance policy."""
 

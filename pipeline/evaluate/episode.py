@@ -70,7 +70,10 @@ def reference_of(env: Any, task_id: str, surface: Surface | None = None) -> Refe
             if surface is not None:
                 calls = [surface.call(tool, args) for tool, args in calls]
                 literal = [surface.call(tool, args) for tool, args in literal]
-            return Reference(tuple(calls), task.answer, tuple(literal), task.knobs.get("literal_answer"))
+            knobs = task.knobs
+            return Reference(
+                tuple(calls), task.answer, tuple(literal), knobs.get("literal_answer"), knobs.get("first_answer")
+            )
     raise ValueError(f"unknown task {task_id!r}")
 
 

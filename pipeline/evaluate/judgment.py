@@ -23,6 +23,7 @@ from typing import Any
 
 from pipeline.evaluate.agent import Agent, Call, EpisodeStart, Turn, Usage
 from pipeline.evaluate.baselines import _Scripted, reference_of_start
+from pipeline.runtime.answers import as_number
 
 _ID = re.compile(r'"id":\s*(\d+)')
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
@@ -112,7 +113,8 @@ class FirstCandidatePolicy:
 
     def agent(self, start: EpisodeStart) -> Agent:
         ref = reference_of_start(start, self.name)
-        return FirstCandidateAgent([(t, dict(a)) for t, a in ref.calls], ref.answer)
+        answer = ref.first_answer if ref.first_answer is not None else ref.answer
+        return FirstCandidateAgent([(t, dict(a)) for t, a in ref.calls], answer)
 
 
 @dataclass
@@ -130,7 +132,7 @@ class NoComputationAgent:
             tool, args = self.calls.pop(0)
             self.step += 1
             return Turn((Call(tool, dict(args), f"nc-{self.step}"),))
-        numeric = isinstance(self.answer, (int, float)) and not isinstance(self.answer, bool)
+        numeric = not isinstance(self.answer, bool) and as_number(self.answer) is not None
         if not numeric:
             return Turn(answer=_encode(self.answer), final=True)
         copied = _NUMBER.findall(re.sub(r'"id":\s*\d+,?', "", self.last))

@@ -28,6 +28,7 @@ from pipeline.tasks.families.request import (
     Subject,
     _action,
     _checks,
+    _decide,
     _identify,
     _unreachable,
     search,
@@ -80,9 +81,12 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
     total = Decimal(0)
     rules = {r.id for r in ctx.policy.rules if r.kind == "lifecycle" and r.operation == op.name}
     rules |= {r.id for r in ctx.policy.rules if r.kind == "priority" and r.table == table.name}
+    deciding: list[int] = []
     for row, (kind, _) in zip(chosen, found.decisions, strict=True):
         if kind != "status":
-            calls += _checks(ctx, op, row)
+            checks = _checks(ctx, op, row)
+            deciding += range(len(calls), len(calls) + len(checks))  # reads that settle a staff rule
+            calls += checks
             rules |= {r.id for r in ctx.policy.staff_rules(op.name)}
         if kind == "allowed":
             total += Decimal(str(row[amount.name]))
@@ -99,6 +103,11 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
         ctx.phrases.render(rng, NAME, "answer_relayed" if staff else "answer"),
     ]
     answer = float(round(total, 2))
+    # What taking the person's first records as listed (by id) instead of their latest would answer.
+    mine_by_id = sorted(found.mine, key=lambda r: r["id"])[: len(chosen)]
+    first = sum(
+        (Decimal(str(r[amount.name])) for r in mine_by_id if _decide(ctx, op, table, r)[0] == "allowed"), Decimal(0)
+    )
     knobs = {
         "records": len(chosen),
         "refused": sum(1 for kind, _ in found.decisions if kind != "allowed"),
@@ -107,8 +116,10 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
         "computed": 1,
         "operation": op.name,
         "ids_given": False,
+        "decides": deciding,
         # What ignoring the policy would answer (every record's amount): the literal-compliance policy's number.
         "literal_answer": float(round(sum((Decimal(str(r[amount.name])) for r in chosen), Decimal(0)), 2)),
+        "first_answer": float(round(first, 2)),
     }
     check = AnswerCheck(kind="number", expected=answer)
     return Candidate(

@@ -123,9 +123,14 @@ def _owned(ctx: Context, table: Table, path: Path) -> dict[Any, list[dict[str, A
     return dict(ctx.memo[key])
 
 
-def _find_calls(ctx: Context, table: Table, path: Path, when: Column, owner: Any, k: int) -> list[ToolCall] | None:
+def _find_calls(
+    ctx: Context, table: Table, path: Path, when: Column, owner: Any, chosen: list[dict[str, Any]]
+) -> list[ToolCall] | None:
     """The reads that list a person's latest records: their own (sorted by time), or through each
-    record of theirs that the records reference (None when there are too many to list)."""
+    record of theirs that the records reference (None when there are too many to list). The
+    reference reads only the intermediate records that hold a chosen one (the shortest solution;
+    an agent reads the others too to know they hold nothing later)."""
+    k = len(chosen)
     ranked = {"order_by": when.name, "descending": True}
     if len(path) == 1:
         return [ctx.list_call(table, {path[0].name: owner, **ranked, "limit": max(k, 5)})]
@@ -133,8 +138,11 @@ def _find_calls(ctx: Context, table: Table, path: Path, when: Column, owner: Any
     mids = ctx.rows(middle, Where(path[1].name, "=", owner))
     if not 1 <= len(mids) <= 5:
         return None
+    holding = {r[path[0].name] for r in chosen}
     calls = [ctx.list_call(middle, {path[1].name: owner})]
-    return calls + [ctx.list_call(table, {path[0].name: m["id"], **ranked, "limit": k}) for m in mids]
+    return calls + [
+        ctx.list_call(table, {path[0].name: m["id"], **ranked, "limit": k}) for m in mids if m["id"] in holding
+    ]
 
 
 def _identify(ctx: Context, rng: random.Random, person: Table, row: dict[str, Any]) -> tuple[str, dict[str, Any], int]:
@@ -210,6 +218,8 @@ class Subject:
     prow: dict[str, Any]
     chosen: list[dict[str, Any]]
     decisions: list[tuple[str, Rule | None]]
+    mine: list[dict[str, Any]]
+    """Every record of the person in the table (the chosen ones are the latest of these)."""
 
 
 def search(ctx: Context, rng: random.Random, k: int, accept: Accept) -> Subject:
@@ -235,7 +245,7 @@ def search(ctx: Context, rng: random.Random, k: int, accept: Accept) -> Subject:
             if len(mine) > size and str(mine[size][when.name]) == str(mine[size - 1][when.name]):
                 continue
             chosen = mine[:size]
-            finding = _find_calls(ctx, table, path, when, owner, size)
+            finding = _find_calls(ctx, table, path, when, owner, chosen)
             if finding is None:
                 continue
             rng.shuffle(ops)
@@ -243,7 +253,7 @@ def search(ctx: Context, rng: random.Random, k: int, accept: Accept) -> Subject:
                 decisions = [_decide(ctx, op, table, r) for r in chosen]
                 if accept(op, table, chosen, [d[0] for d in decisions]):
                     prow = ctx.row(person, owner)
-                    return Subject(table, len(mine), finding, op, person, prow, chosen, decisions)
+                    return Subject(table, len(mine), finding, op, person, prow, chosen, decisions, mine)
     raise Skip("no_request_subject")
 
 
@@ -265,9 +275,12 @@ def _build(ctx: Context, rng: random.Random, level: int, found: Subject, extra: 
     rules: set[str] = {r.id for r in ctx.policy.rules if r.kind == "lifecycle" and r.operation == op.name}
     rules |= {r.id for r in ctx.policy.rules if r.kind == "priority" and r.table == table.name}
     refusals: list[dict[str, Any]] = []
+    deciding: list[int] = []
     for row, (kind, rule) in zip(chosen, decisions, strict=True):
         if kind != "status":
-            calls += _checks(ctx, op, row)
+            checks = _checks(ctx, op, row)
+            deciding += range(len(calls), len(calls) + len(checks))  # reads that settle a staff rule
+            calls += checks
             rules |= {r.id for r in ctx.policy.staff_rules(op.name)}
         if kind == "allowed":
             calls.append(op_call(op, row["id"]))
@@ -313,6 +326,7 @@ def _build(ctx: Context, rng: random.Random, level: int, found: Subject, extra: 
         "extra_wish": bool(extra),
         "operation": op.name,
         "ids_given": False,
+        "decides": deciding,
     }
     expected: Any = (refusals[0] if len(refusals) == 1 else refusals) if refusals else None
     check = AnswerCheck(kind="refuse", expected=expected) if refusals else None
