@@ -27,10 +27,11 @@ from pipeline.tasks.families.request import (
     CUSTOMER_VERBS,
     Subject,
     _action,
-    _checks,
     _decide,
     _identify,
     _unreachable,
+    base_rules,
+    judge,
     search,
 )
 from pipeline.tasks.model import Candidate, Skip
@@ -79,15 +80,10 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
     who, by, shared = _identify(ctx, rng, person, found.prow)
     calls = [ctx.list_call(person, by), *found.finding]
     total = Decimal(0)
-    rules = {r.id for r in ctx.policy.rules if r.kind == "lifecycle" and r.operation == op.name}
-    rules |= {r.id for r in ctx.policy.rules if r.kind == "priority" and r.table == table.name}
+    rules = base_rules(ctx, op, table)
     deciding: list[int] = []
     for row, (kind, _) in zip(chosen, found.decisions, strict=True):
-        if kind != "status":
-            checks = _checks(ctx, op, row)
-            deciding += range(len(calls), len(calls) + len(checks))  # reads that settle a staff rule
-            calls += checks
-            rules |= {r.id for r in ctx.policy.staff_rules(op.name)}
+        judge(ctx, op, row, kind, calls, deciding, rules)
         if kind == "allowed":
             total += Decimal(str(row[amount.name]))
     org = person.column(person.label).semantic == "company"

@@ -186,6 +186,31 @@ def _fits(
     return all(kind != "status" or _unreachable(ctx, op, table, row) for row, kind in zip(chosen, kinds, strict=True))
 
 
+def base_rules(ctx: Context, op: ToolSpec, table: Table) -> set[str]:
+    """The rules every request about ``op`` on ``table`` relies on: its lifecycle and "my latest"."""
+    rules = {r.id for r in ctx.policy.rules if r.kind == "lifecycle" and r.operation == op.name}
+    return rules | {r.id for r in ctx.policy.rules if r.kind == "priority" and r.table == table.name}
+
+
+def judge(
+    ctx: Context,
+    op: ToolSpec,
+    row: dict[str, Any],
+    kind: str,
+    calls: list[ToolCall],
+    deciding: list[int],
+    rules: set[str],
+) -> None:
+    """For a record its status does not already settle: the reads its staff rules need (appended to
+    ``calls``, their places to ``deciding``) and the rules relied on."""
+    if kind == "status":
+        return
+    checks = _checks(ctx, op, row)
+    deciding += range(len(calls), len(calls) + len(checks))  # reads that settle a staff rule
+    calls += checks
+    rules |= {r.id for r in ctx.policy.staff_rules(op.name)}
+
+
 def _unreachable(ctx: Context, op: ToolSpec, table: Table, row: dict[str, Any]) -> bool:
     """No sequence of legal moves takes ``row`` to the status ``op`` sets."""
     column = str(op.status_column)
@@ -272,16 +297,11 @@ def _build(ctx: Context, rng: random.Random, level: int, found: Subject, extra: 
     k = len(chosen)
     who, by, shared = _identify(ctx, rng, person, prow)
     calls: list[ToolCall] = [ctx.list_call(person, by), *finding]
-    rules: set[str] = {r.id for r in ctx.policy.rules if r.kind == "lifecycle" and r.operation == op.name}
-    rules |= {r.id for r in ctx.policy.rules if r.kind == "priority" and r.table == table.name}
+    rules = base_rules(ctx, op, table)
     refusals: list[dict[str, Any]] = []
     deciding: list[int] = []
     for row, (kind, rule) in zip(chosen, decisions, strict=True):
-        if kind != "status":
-            checks = _checks(ctx, op, row)
-            deciding += range(len(calls), len(calls) + len(checks))  # reads that settle a staff rule
-            calls += checks
-            rules |= {r.id for r in ctx.policy.staff_rules(op.name)}
+        judge(ctx, op, row, kind, calls, deciding, rules)
         if kind == "allowed":
             calls.append(op_call(op, row["id"]))
         elif kind == "status":
