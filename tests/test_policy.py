@@ -104,7 +104,7 @@ def test_no_shipped_reference_breaks_a_staff_rule(envs: dict[str, Environment], 
     conn = _state(env)
     try:
         for task in env.tasks:
-            assert breaking_call(_policy(env), env.schema, specs, conn, task.solution) is None, task.id
+            assert breaking_call(_policy(env), specs, conn, task.solution) is None, task.id
     finally:
         conn.close()
 
@@ -122,7 +122,7 @@ def test_a_status_update_is_held_to_the_rules_of_the_status_it_sets(envs: dict[s
             for (row_id,) in conn.execute(f'SELECT id FROM "{rule.table}"'):
                 if blocking_rule(policy, conn, rule.table, str(rule.goal), row_id) is not None:
                     call = ToolCall(tool=update.name, arguments={"id": row_id, update.status_column: rule.goal})
-                    found = breaking_call(policy, env.schema, specs, conn, [call])
+                    found = breaking_call(policy, specs, conn, [call])
                     assert found is not None and found[1].goal == rule.goal
                     return
     finally:

@@ -16,7 +16,6 @@ from typing import Any
 from pipeline.policy.model import Policy, Rule, blocks
 from pipeline.runtime.task import ToolCall
 from pipeline.tools.specs import ToolSpec
-from pipeline.world.schema import Schema
 from pipeline.world.sqlnames import quote_ident as _q
 
 
@@ -58,10 +57,9 @@ def goal_of(spec: ToolSpec, arguments: dict[str, Any]) -> str | None:
 
 
 def breaking_call(
-    policy: Policy, schema: Schema, specs: dict[str, ToolSpec], conn: sqlite3.Connection, calls: Iterable[ToolCall]
+    policy: Policy, specs: dict[str, ToolSpec], conn: sqlite3.Connection, calls: Iterable[ToolCall]
 ) -> tuple[ToolCall, Rule] | None:
     """The first call of ``calls`` a staff rule forbids (read against the initial state ``conn``)."""
-    del schema  # the specs name the tables
     for call in calls:
         spec = specs.get(call.tool)
         if spec is None or spec.mode != "write":

@@ -211,6 +211,17 @@ def _segments(line: str, expected: list[str], ordered: bool) -> list[str] | None
     return solve(0, 0) if len(wanted) <= 12 else None
 
 
+def _json_list(text: str) -> list[Any] | None:
+    """The list a text holds as JSON, or None (not a list, not JSON, or nested too deep to parse)."""
+    if not text.startswith("["):
+        return None
+    try:
+        parsed = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return parsed if isinstance(parsed, list) else None
+
+
 def as_items(value: Any, expected: list[Any], ordered: bool) -> list[str] | None:
     """The answer's items, normalised: a JSON list, one per line, bullets, numbered, or "a, b and c"."""
     if isinstance(value, (list, tuple)):
@@ -220,13 +231,9 @@ def as_items(value: Any, expected: list[Any], ordered: bool) -> list[str] | None
     if not isinstance(value, str) or len(value) > MAX_CHARS:
         return None
     text = clean(value)
-    if text.startswith("["):
-        try:
-            parsed = json.loads(text)
-        except ValueError:
-            parsed = None
-        if isinstance(parsed, list):
-            return as_items(parsed, expected, ordered)
+    parsed = _json_list(text)
+    if parsed is not None:
+        return as_items(parsed, expected, ordered)
     lines = _lines(text)
     if lines is not None:
         return [normalise_text(line) for line in lines]
@@ -268,13 +275,9 @@ def as_refusals(value: Any) -> list[dict[str, Any]] | None:
     if not isinstance(value, str) or len(value) > MAX_CHARS:
         return None
     text = clean(value)
-    if text.startswith("["):
-        try:
-            parsed = json.loads(text)
-        except (ValueError, RecursionError):
-            parsed = None
-        if isinstance(parsed, list):
-            return as_refusals(parsed)
+    parsed = _json_list(text)
+    if parsed is not None:
+        return as_refusals(parsed)
     lines = [line.strip().rstrip(",") for line in text.splitlines() if line.strip()]
     if len(lines) > 1:
         found = [as_refusal(line) for line in lines]

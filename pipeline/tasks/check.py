@@ -63,7 +63,7 @@ def check_bundle(path: str | Path) -> CheckReport:
             reason, run = prove(task, initial, env.executor, scratch, replayer)
             reason = reason or unsound_refusal(env.schema, task)
             if reason is None and policy is not None:
-                broken = breaking_call(policy, env.schema, specs, scratch, task.solution)
+                broken = breaking_call(policy, specs, scratch, task.solution)
                 reason = None if broken is None else f"the reference breaks policy rule {broken[1].id}"
             if run is not None:
                 report.exploits.add(run)

@@ -15,6 +15,7 @@ import pickle
 import random
 import sqlite3
 from collections.abc import Sequence
+from functools import cached_property
 from typing import Any, Literal, NamedTuple
 
 import numpy as np
@@ -95,9 +96,9 @@ class Context:
         self._rows: dict[tuple[str, tuple[Where, ...]], Rows] = {}
         self.memo: dict[Any, Any] = {}
 
-    @property
+    @cached_property
     def specs(self) -> dict[str, ToolSpec]:
-        """Every tool spec by name."""
+        """Every tool spec by name (built once: every candidate's policy check reads it)."""
         return {t.name: t for t in self.toolset.tools}
 
     # -- tools and rows -----------------------------------------------------------------------

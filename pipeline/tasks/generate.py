@@ -196,7 +196,7 @@ def _attempt(build: _Build, slot: _Slot, attempt: int) -> str | None:
     key = normalise_text(candidate.instruction)
     if key in build.seen:
         return "duplicate_instruction"
-    if breaking_call(ctx.policy, ctx.schema, ctx.specs, ctx.conn, candidate.solution) is not None:
+    if breaking_call(ctx.policy, ctx.specs, ctx.conn, candidate.solution) is not None:
         return "policy_forbids_reference"
     candidate.instruction += " " + refusal_form(rng, ctx.phrases)
     task_id = f"{slot.name}-{slot.index:03d}"
