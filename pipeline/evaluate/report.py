@@ -118,19 +118,33 @@ def render_text(report: Mapping[str, Any]) -> str:
     return "\n".join([head, *_table(header, rows)]) + "\n"
 
 
-def baseline_table(reports: Mapping[str, Mapping[str, Any]], trivial: Sequence[str]) -> str:
-    """pass@1 per level for each policy; ``!`` marks a level a trivial policy passes at all."""
+def baseline_table(
+    reports: Mapping[str, Mapping[str, Any]], trivial: Sequence[str], judgment: Sequence[str] = ()
+) -> str:
+    """pass@1 per level for each policy; ``!`` marks a level a trivial policy passes at all, ``*`` a top
+    level a ``judgment`` policy (one that skips the judgment a request needs) passes above the limit."""
+    from pipeline.package.report.evaluation import TOP_LEVEL, TOP_LIMIT
+
     levels = sorted({lvl for r in reports.values() for lvl in r["levels"]}, key=int)
-    rows = []
+    rows, starred = [], False
     for name, r in reports.items():
         cells = []
         for lvl in levels:
             c = r["levels"].get(lvl)
             p = None if c is None else c["pass_at_1"]
-            mark = "!" if name in trivial and p else " "
+            mark = " "
+            if name in trivial and p:
+                mark = "!"
+            elif name in judgment and int(lvl) == TOP_LEVEL and p is not None and p > TOP_LIMIT:
+                mark, starred = "*", True
             cells.append(_pct(p) + mark)
         rows.append([name, *cells, _pct(r["overall"]["pass_at_1"])])
-    return "\n".join(_table(["policy (pass@1 %)", *[f"L{lvl}" for lvl in levels], "all"], rows)) + "\n"
+    lines = _table(["policy (pass@1 %)", *[f"L{lvl}" for lvl in levels], "all"], rows)
+    if starred:
+        lines.append(
+            f"* passes more than {100 * TOP_LIMIT:.0f} % of level {TOP_LEVEL} without the judgment it should need"
+        )
+    return "\n".join(lines) + "\n"
 
 
 def trivial_passes(reports: Mapping[str, Mapping[str, Any]], trivial: Sequence[str]) -> list[dict[str, Any]]:

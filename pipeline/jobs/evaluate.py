@@ -185,7 +185,7 @@ def baselines(
         "bundle": bundle.ref,
         "runs": {name: {"out": r["out"], "timing": r["timing"]} for name, r in runs.items()},
         "reports": reports,
-        "table": baseline_table(reports, TRIVIAL),
+        "table": baseline_table(reports, TRIVIAL, list(JUDGMENT_BASELINES)),
         "trivial_passes": trivial_passes(reports, TRIVIAL),
         "text": {name: r["text"] for name, r in runs.items()},
     }

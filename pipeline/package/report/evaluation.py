@@ -5,9 +5,10 @@ them (one per policy: a model, the scripted baselines), as a run writes them and
 calibrated bundle's manifest carries them. Plots are inline SVG drawn here (a few lines
 and whiskers need no plotting library in the default install): success (pass@1 with its
 95 % interval) by level, one small chart per family with one line per policy, and mean
-steps by level. A level where a trivial policy (one that does not do the task) passes
-anything is shown in red in the baseline table. Output is deterministic: same reports,
-same bytes.
+steps by level. The table per level names what each scripted policy does; a level where a
+trivial policy (one that does not do the task) passes anything is shown in red, and so is
+a top level a judgment-free policy passes on more than a fifth of its tasks. Output is
+deterministic: same reports, same bytes.
 """
 
 from __future__ import annotations
@@ -19,6 +20,24 @@ from pipeline.package.report.render import Markup, render
 
 COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f")
 TRIVIAL = ("random", "refuse", "no_tools")
+JUDGMENT = ("literal", "first_candidate", "no_computation")
+TOP_LEVEL = 5
+TOP_LIMIT = 0.2
+"""A judgment-free policy must score 0 on at least 80 % of the top level's tasks: above this it is marked."""
+WHAT: dict[str, str] = {
+    "random": "makes a few schema-valid calls to random tools, then answers with a value from the last result.",
+    "refuse": "refuses at once, in words and in the refusal form, with nothing looked up.",
+    "no_tools": "answers at once without a tool: a number from the instruction, 0, 1, Done., yes or no.",
+    "reference": "replays the task's reference solution and gives its answer: the upper bound (below 100 % is a "
+    "broken task or an infrastructure fault).",
+    "literal": "does exactly what the request says, the operation included on records a rule of the world's "
+    "policy forbids, and refuses only what the tools refuse.",
+    "first_candidate": "takes records in the order a plain listing returns them instead of the order the request "
+    "means (my latest, the cheapest).",
+    "no_computation": "makes the reference's calls but answers a number by copying the first one the last tool "
+    "result shows, instead of computing it across records.",
+}
+"""What each scripted policy does (``pipeline.evaluate.baselines`` and ``judgment``), one sentence for the page."""
 STYLE = (
     "body{font-family:sans-serif;margin:2em;max-width:1100px}td,th{padding:2px 8px;"
     "border-bottom:1px solid #ddd;text-align:right}td:first-child,th:first-child{text-align:left}"
@@ -158,32 +177,43 @@ def _policy(r: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _level_rows(
-    reports: Sequence[Mapping[str, Any]], levels: list[int]
-) -> list[tuple[str, list[tuple[bool, str]], str]]:
+def _marked(policy: str, level: int, value: float | None) -> bool:
+    """A reward had for free (a trivial policy passes), or a top level passed without judgment."""
+    if policy in TRIVIAL:
+        return bool(value)
+    return policy in JUDGMENT and level == TOP_LEVEL and value is not None and value > TOP_LIMIT
+
+
+def level_table(reports: Sequence[Mapping[str, Any]]) -> str:
+    """pass@1 per level, one row per policy (with what it does, for a scripted one), marks in red."""
+    levels = _levels(reports)
+    counts = []
+    for lvl in levels:
+        cells = [r["levels"][str(lvl)] for r in reports if str(lvl) in r["levels"]]
+        counts.append((lvl, max(c["tasks"] for c in cells)))
     rows = []
     for r in reports:
         cells = []
         for lvl in levels:
             c = r["levels"].get(str(lvl))
             p = None if c is None else c["pass_at_1"]
-            cells.append((r["policy"] in TRIVIAL and bool(p), _fmt(p)))
-        rows.append((r["policy"], cells, _fmt(r["overall"]["pass_at_1"])))
-    return rows
+            cells.append((_marked(r["policy"], lvl, p), _fmt(p)))
+        rows.append((r["policy"], cells, _fmt(r["overall"]["pass_at_1"]), WHAT.get(r["policy"], "")))
+    return render("levels.html.j2", levels=counts, rows=rows, free_style=Markup(FREE))
 
 
 def evaluation_section(reports: Sequence[Mapping[str, Any]], title: str = "Measured difficulty") -> str:
     """``<section id='evaluation'>``: tables and plots for the given reports (same bundle)."""
     if not reports:
         return ""
-    levels = _levels(reports)
     return render(
         "evaluation.html.j2",
         title=title,
         ref=reports[0]["bundle"]["ref"],
-        levels=levels,
-        level_rows=_level_rows(reports, levels),
-        free_style=Markup(FREE),
+        table=Markup(level_table(reports)),
+        judgment=[r["policy"] for r in reports if r["policy"] in JUDGMENT],
+        top=TOP_LEVEL,
+        limit=_fmt(TOP_LIMIT),
         legend=[(COLOURS[i % len(COLOURS)], r["policy"]) for i, r in enumerate(reports)],
         success=success_charts(reports),
         steps=steps_chart(reports),
