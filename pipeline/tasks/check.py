@@ -10,6 +10,7 @@ from pipeline.policy.check import breaking_call
 from pipeline.policy.model import Policy
 from pipeline.runtime.environment import Environment
 from pipeline.runtime.task import Task
+from pipeline.tasks.consistency import conflict_failures
 from pipeline.tasks.exploits import LibraryCounts
 from pipeline.tasks.feasibility import refusal_is_sound
 from pipeline.tasks.proof import prove
@@ -71,6 +72,7 @@ def check_bundle(path: str | Path) -> CheckReport:
                 report.passed += 1
             else:
                 report.failures[task.id] = reason
+        report.failures.update(conflict_failures(env.tasks, specs))  # opposite outcomes, same record and goal
     finally:
         replayer.close()
         scratch.close()

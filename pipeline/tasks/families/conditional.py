@@ -5,14 +5,25 @@ Both courses are possible on the row, so only reading the fact tells which is ri
 and the verifier fails the wrong course as an unexpected change. Knobs: where the fact
 lives (``condition``: the row itself, its parent, or how many children it has), how
 the row is named, writes per branch, and which branch the state makes true.
+
+Nothing but the fact tells the branches apart. Over a build the branches alternate (the
+branch wanted next is the one taken less often so far, ties settled by a stable hash of
+seed and level), and the condition is then built so the state makes that branch true: a
+policy that always takes "then" (or always "else") wins about half, never more. Which
+branch holds the operation, and which is the longer one, does not depend on the branch
+taken either. The course not taken is recorded (``other_branch``) so the exploit library
+can try it (:mod:`pipeline.tasks.exploits.branches`).
 """
 
 from __future__ import annotations
 
 import math
 import random
+from collections import Counter
 from typing import Any
 
+from pipeline.data.columns import column_seed
+from pipeline.policy.check import breaking_call
 from pipeline.runtime.task import ToolCall
 from pipeline.tasks.context import Context
 from pipeline.tasks.families._common import (
@@ -33,14 +44,14 @@ from pipeline.world.schema import Column, Table
 
 NAME = "conditional"
 KNOBS = ("condition", "branch", "writes", "ids_given", "indirection")
-"""``writes`` counts the writes of the branch the state selects; the other branch is a single write."""
+"""``writes`` counts the writes of the branch the state selects. The "then" branch does the level's
+writes; the "else" branch as many where the row offers enough distinct writes, else one."""
 LEVELS: dict[int, dict[str, Any]] = {
     0: {"mode": "id", "condition": "self", "writes": 1},
     1: {"mode": "label", "condition": "self", "writes": 1},
     2: {"mode": "label", "condition": "parent", "writes": 1},
     3: {"mode": "label", "condition": "children", "writes": 1},
     4: {"mode": "label", "condition": "parent", "writes": 2},
-    5: {"mode": ("partial_rank", "rank", "partial", "attrs"), "condition": "parent", "writes": 2},
 }
 
 
@@ -58,10 +69,16 @@ def _fact_columns(table: Table, row: dict[str, Any], with_label: bool = False) -
 def _condition(
     ctx: Context, rng: random.Random, table: Table, column: Column, value: Any, truth: bool
 ) -> tuple[str, dict[str, Any]]:
-    """Wording slots for "<column> is at least X" or "<column> is V" that is ``truth`` for ``value``."""
+    """Wording slots for "<column> is at least X" or "<column> is V" that is ``truth`` for ``value``
+    and neither always true nor always false over the table's rows (some row meets it, some does not:
+    otherwise the condition needs no reading)."""
+    values = [r[column.name] for r in ctx.rows(table)]
     if column.values:
-        shown = value if truth else rng.choice([v for v in column.values if v != value])
-        return "equals", {"column": column_words(column), "value": words(str(shown))}
+        held = {v for v in values if v is not None}
+        options = [value] if truth else [v for v in column.values if v != value and v in held]
+        if not options or (truth and held == {value} and None not in values):
+            raise Skip("no_condition")
+        return "equals", {"column": column_words(column), "value": words(str(rng.choice(options)))}
     if column.semantic not in NUMERIC:
         others = sorted({r[column.name] for r in ctx.rows(table)} - {value, None}, key=str)
         if not others:
@@ -72,15 +89,22 @@ def _condition(
             else str(value if truth else rng.choice(others))
         )
         return "equals", {"column": column_words(column), "value": shown}
+
+    def splits(threshold: float) -> bool:
+        return any(x is None or float(x) < threshold for x in values) and any(
+            x is not None and float(x) >= threshold for x in values
+        )
+
     # Thresholds come from values other rows really have, so they read naturally.
     v = float(value)
-    population = sorted({float(r[column.name]) for r in ctx.rows(table) if r[column.name] is not None})
+    population = sorted({float(x) for x in values if x is not None})
     if truth:
-        near = [p for p in population if p <= v][-3:]
-        threshold = math.floor(rng.choice(near))
+        thresholds = [t for t in sorted({math.floor(p) for p in population if p <= v}) if splits(t)][-3:]
     else:
-        near = [p for p in population if p > v][:3]
-        threshold = math.ceil(rng.choice(near)) if near else math.floor(v) + 1
+        thresholds = [t for t in (math.ceil(p) for p in population if p > v) if splits(t)][:3]
+    if not thresholds:
+        raise Skip("no_condition")
+    threshold = rng.choice(thresholds)
     if (v >= threshold) != truth:
         raise Skip("no_condition")
     return "number", {"column": column_words(column), "value": str(threshold)}
@@ -88,8 +112,11 @@ def _condition(
 
 def _actions(
     ctx: Context, rng: random.Random, table: Table, row: dict[str, Any], n: int, used: set[str]
-) -> list[tuple[str, ToolCall]]:
-    """Single-write actions possible on ``row``: its allowed operations and field changes."""
+) -> tuple[list[tuple[str, ToolCall]], list[tuple[str, ToolCall]]]:
+    """The two courses of action on ``row``: ``n`` single writes for "then", ``n`` (or one, where the
+    row offers fewer) for "else", drawn from its allowed operations and field changes. Neither the
+    operation nor the length says which branch the state selects: the operation lands in either
+    branch, and the longer branch is always "then"."""
     pool: list[tuple[str, ToolCall]] = []
     for op in operations(ctx, table):
         if row[str(op.status_column)] in op.allowed_from:
@@ -102,17 +129,51 @@ def _actions(
         except Skip:
             continue
         pool.append((set_phrase(ctx, rng, column, value), update_call(ctx, table, row["id"], {column.name: value})))
+    # A course of action a staff rule forbids is no course to offer, taken or not.
+    pool = [a for a in pool if breaking_call(ctx.policy, ctx.specs, ctx.conn, [a[1]]) is None]
     if len(pool) < n + 1:
         raise Skip("domain_lacks_writes")
+    n_else = n if len(pool) >= 2 * n else 1
     first, rest = pool[:1], pool[1:]
     rng.shuffle(rest)
-    return first + rest[:n]
+    chosen = first + rest[: n + n_else - 1]
+    rng.shuffle(chosen)
+    then, other = chosen[:n], chosen[n:]
+    return _fields_first(ctx, then), _fields_first(ctx, other)
+
+
+def _fields_first(ctx: Context, actions: list[tuple[str, ToolCall]]) -> list[tuple[str, ToolCall]]:
+    """Field changes before the operation: an operation may leave the record in a final status."""
+    return sorted(actions, key=lambda a: ctx.executor.spec(a[1].tool).kind == "transition")
+
+
+def _wanted_branch(ctx: Context, level: int) -> bool:
+    """True for "then": the branch taken less often so far in this build, ties by a stable hash.
+
+    Counts are of candidates returned. The generator asks for the family's levels in turn, so a
+    call at the level of the candidate returned just before is a retry of that slot: that candidate
+    was dropped after its return (its proof failed), and no longer counts."""
+    memo = ctx.memo.setdefault((NAME, "branches"), {"counts": {True: 0, False: 0}, "last": None})
+    counts, last = memo["counts"], memo["last"]
+    if last is not None and last[0] == level and len(LEVELS) > 1:
+        counts[last[1]] -= 1
+    memo["last"] = None
+    if counts[True] != counts[False]:
+        return bool(counts[True] < counts[False])
+    return column_seed(ctx.seed, NAME, f"branch/{level}") % 2 == 0
+
+
+def _taken(ctx: Context, level: int, truth: bool) -> None:
+    """Count a returned candidate's branch (see :func:`_wanted_branch`)."""
+    memo = ctx.memo[(NAME, "branches")]
+    memo["counts"][truth] += 1
+    memo["last"] = (level, truth)
 
 
 def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
     spec = LEVELS[level]
     writes, kind = spec["writes"], spec["condition"]
-    truth = rng.random() < 0.5
+    truth = _wanted_branch(ctx, level)
     tables = [
         t
         for t in ctx.schema.tables
@@ -123,9 +184,17 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
     if not tables:
         raise Skip("domain_lacks_writes")
 
+    def counted(t: Table, r: dict[str, Any]) -> list[tuple[Table, Column]]:
+        """The child relations a count condition may read; for "then", those the row has children in
+        (the state must make "at least one" true)."""
+        options = [(c, f) for c, f in ctx.children(t) if f.name in ctx.filterable(c)]
+        return [(c, f) for c, f in options if not truth or ctx.total(c, {f.name: r["id"]}) > 0]
+
     def enough(t: Table, r: dict[str, Any]) -> bool:
         allowed = any(r[str(op.status_column)] in op.allowed_from for op in operations(ctx, t))
-        return editable(ctx, t, r) and allowed + len(settable(ctx, t)) >= writes + 1 + (kind == "self")
+        if not (editable(ctx, t, r) and allowed + len(settable(ctx, t)) >= writes + 1 + (kind == "self")):
+            return False
+        return kind != "children" or bool(counted(t, r))
 
     found = find(ctx, rng, tables, spec["mode"], enough)
     table, row = found.table, found.row
@@ -156,19 +225,19 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
         calls.append(ctx.read_call(parent, prow["id"]))
         used = set()
     else:
-        child, fk = rng.choice([(c, f) for c, f in ctx.children(table) if f.name in ctx.filterable(c)])
+        child, fk = rng.choice(counted(table, row))
         n = ctx.total(child, {fk.name: row["id"]})
-        if truth and n == 0:
-            raise Skip("no_condition")
         threshold = n if truth else n + 1
+        per_row = Counter(r[fk.name] for r in ctx.rows(child))
+        counts = [per_row.get(r["id"], 0) for r in ctx.rows(table)]
+        if (truth and n == 0) or not min(counts) < threshold <= max(counts):
+            raise Skip("no_condition")  # "at least n" that every row meets, or none
         condition = ctx.phrases.render(rng, NAME, "children", value=threshold, plural=plural_words(child))
         decides = len(calls)
         calls.append(ctx.list_call(child, {fk.name: row["id"], "limit": 1}))
         used = set()
-    actions = _actions(ctx, rng, table, row, writes, used)
-    # The branch the state selects does ``writes`` things, the other one: "A and B, otherwise C".
-    taken, other = actions[:writes], actions[writes:]
-    then_actions, else_actions = (taken, other) if truth else (other, taken)
+    then_actions, else_actions = _actions(ctx, rng, table, row, writes, used)
+    taken, other = (then_actions, else_actions) if truth else (else_actions, then_actions)
     calls += [call for _, call in taken]
     text = ctx.phrases.render(
         rng,
@@ -179,7 +248,14 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
         then_action=" and ".join(p for p, _ in then_actions),
         else_action=" and ".join(p for p, _ in else_actions),
     )
-    knobs = {**found.knobs, "condition": kind, "branch": "then" if truth else "else", "writes": writes}
+    knobs = {
+        **found.knobs,
+        "condition": kind,
+        "branch": "then" if truth else "else",
+        "writes": len(taken),
+        "other_branch": [call.model_dump() for _, call in other],
+    }
     if decides is not None:
         knobs["decides"] = decides  # the call whose result settles the branch
+    _taken(ctx, level, truth)
     return Candidate(NAME, level, knobs, sentence(text), calls, grounding=found.grounding)
