@@ -13,9 +13,10 @@ from pipeline.runtime.task import Task
 from pipeline.tasks.consistency import conflict_failures
 from pipeline.tasks.exploits import LibraryCounts
 from pipeline.tasks.feasibility import refusal_is_sound
+from pipeline.tasks.naturalness import World, task_violations
 from pipeline.tasks.proof import prove
 from pipeline.tasks.replay import Replayer
-from pipeline.tools.executor import open_copy
+from pipeline.tools.executor import open_copy, open_reading
 from pipeline.world.schema import Schema
 
 
@@ -48,8 +49,9 @@ class CheckReport:
 def check_bundle(path: str | Path) -> CheckReport:
     """Every task's proof, from the bundle's files alone, on fresh copies of the state: every
     grounding (entity the wording names) matches its rows, the reference scores 1.0, every
-    exploit of the library (:mod:`pipeline.tasks.exploits`) scores 0.0, and no reference does
-    what a staff rule of the world's policy forbids. Every replay starts from
+    exploit of the library (:mod:`pipeline.tasks.exploits`) scores 0.0, no reference does
+    what a staff rule of the world's policy forbids, and every instruction reads naturally
+    (:mod:`pipeline.tasks.naturalness`). Every replay starts from
     the initial state (one session, each replay rolled back)."""
     env = Environment.from_bundle(path)
     report = CheckReport(bundle=env.bundle.ref, digest=env.bundle.digest, tasks=len(env.tasks))
@@ -59,10 +61,14 @@ def check_bundle(path: str | Path) -> CheckReport:
     rules = env.bundle.manifest.get("policy_rules")
     policy = Policy.model_validate(rules) if rules else None
     specs = {t.name: t for t in env.toolset.tools}
+    reading = open_reading(initial)
+    world = World(env.schema, env.executor, reading)
     try:
         for task in env.tasks:
             reason, run = prove(task, initial, env.executor, scratch, replayer)
             reason = reason or unsound_refusal(env.schema, task)
+            unnatural = task_violations(task, world)
+            reason = reason or (f"unnatural instruction ({unnatural[0]})" if unnatural else None)
             if reason is None and policy is not None:
                 broken = breaking_call(policy, specs, scratch, task.solution)
                 reason = None if broken is None else f"the reference breaks policy rule {broken[1].id}"
@@ -76,6 +82,7 @@ def check_bundle(path: str | Path) -> CheckReport:
     finally:
         replayer.close()
         scratch.close()
+        reading.close()
         env.close()
     return report
 

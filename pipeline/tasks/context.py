@@ -300,8 +300,10 @@ class Context:
             return f'"{value}"'
         return str(value)
 
-    def condition(self, rng: random.Random, f: Filter) -> str:
-        """A relative clause for one filter, e.g. "whose loyalty tier is gold"."""
+    def condition(self, rng: random.Random, f: Filter, relative: bool = True) -> str:
+        """One filter in words: a relative clause or a phrase ("whose loyalty tier is gold", "with
+        loyalty tier gold"); ``relative=False`` gives only phrases, for a noun phrase that carries
+        a relative clause already (one per noun phrase reads naturally, a chain does not)."""
         c = f.column
         if c.sql_type == "BOOLEAN":
             form = "flag_true" if f.value else "flag_false"
@@ -312,14 +314,14 @@ class Context:
         return self.phrases.render(
             rng,
             "common",
-            f"condition_{f.op}",
+            f"{'condition' if relative else 'attribute'}_{f.op}",
             column=column_words(c),
             value=value,
             a_column=with_article(column_words(c)),
         )
 
-    def conditions(self, rng: random.Random, filters: list[Filter]) -> str:
-        parts = [self.condition(rng, f) for f in filters]
+    def conditions(self, rng: random.Random, filters: list[Filter], relative: bool = True) -> str:
+        parts = [self.condition(rng, f, relative) for f in filters]
         if len(parts) <= 1:
             return "".join(parts)
         return ", ".join(parts[:-1]) + " and " + parts[-1]

@@ -3,8 +3,9 @@
 For each family, candidate ``i`` is asked at level ``i mod levels``, with a seed derived
 by a stable hash of (bundle seed, family, index, attempt), so adding a family never
 shifts another's tasks. A candidate that a family cannot build, that repeats an
-instruction, or that fails its proof (the exploit library included) is dropped with its
-reason counted; the slot is then retried with the next attempt seed, a bounded number
+instruction, that reads unnaturally (``unnatural:<rule>``, :mod:`pipeline.tasks.naturalness`),
+or that fails its proof (the exploit library included) is dropped with its reason counted;
+the slot is then retried with the next attempt seed, a bounded number
 of times.
 
 Every instruction ends with the refusal form (``common.refusal_form``): the one way to
@@ -28,6 +29,7 @@ from pipeline.runtime.verify import Verifier, normalise_text
 from pipeline.tasks.context import Context
 from pipeline.tasks.families import FAMILIES, Family
 from pipeline.tasks.model import Candidate, Skip, TaskSet
+from pipeline.tasks.naturalness import World, violations
 from pipeline.tasks.phrasing import Phrasebook, refusal_form
 from pipeline.tasks.proof import expected_changes, prove, replay_key
 from pipeline.tasks.replay import Replayer, replay_executor
@@ -198,6 +200,10 @@ def _attempt(build: _Build, slot: _Slot, attempt: int) -> str | None:
         return "duplicate_instruction"
     if breaking_call(ctx.policy, ctx.specs, ctx.conn, candidate.solution) is not None:
         return "policy_forbids_reference"
+    world = World(ctx.schema, ctx.executor, ctx.conn)
+    unnatural = violations(candidate.instruction, candidate.solution, slot.name, candidate.knobs, world, ctx.phrases)
+    if unnatural:
+        return f"unnatural:{unnatural[0].rule}"
     candidate.instruction += " " + refusal_form(rng, ctx.phrases)
     task_id = f"{slot.name}-{slot.index:03d}"
     result = finalise(candidate, task_id, ctx.schema, build.initial, ctx.executor, build.replayer)

@@ -181,7 +181,7 @@ def _by_partial(ctx: Context, rng: random.Random, table: Table, row: dict[str, A
                 entity=ctx.noun(table),
                 word=word,
                 column=column_words(label),
-                conditions=ctx.condition(rng, f),
+                conditions=ctx.condition(rng, f, relative=False),
             )
             knobs = {"ids_given": False, "filters": 2, "distractors": alone - 1, "disambiguations": 1}
             return Found(
@@ -222,7 +222,9 @@ def _by_parent(ctx: Context, rng: random.Random, table: Table, row: dict[str, An
         if f is None:
             continue
         args = {fk.name: row[fk.name], **f.arguments()}
-        clause = ctx.condition(rng, f)
+        # The row's own attribute as a phrase: the one relative clause of the description is
+        # "whose <relation> is <parent>", or the parent's own.
+        clause = ctx.condition(rng, f, relative=False)
         form = "entity_of_parent" if parent.short else "entity_of_described_parent"
         phrase = ctx.phrases.render(
             rng,

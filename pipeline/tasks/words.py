@@ -45,8 +45,16 @@ def column_words(column: Column) -> str:
     return field_words(column)
 
 
+_SOUNDS_CONSONANT = ("uni", "use", "usa", "usu", "uti", "eu", "one", "once")
+"""Vowel letters read as a consonant sound: "a unit price", "a usage fee", "a one-way fare"."""
+_SOUNDS_VOWEL = ("hour", "honest", "honor", "honour", "heir")
+
+
 def with_article(phrase: str) -> str:
-    return ("an " if phrase[:1].lower() in "aeiou" else "a ") + phrase
+    """The phrase with "a" or "an" as it is spoken ("an amount", "a unit price", "an hourly rate")."""
+    low = phrase.lower()
+    vowel = low[:1] in ("a", "e", "i", "o", "u") and not low.startswith(_SOUNDS_CONSONANT)
+    return ("an " if vowel or low.startswith(_SOUNDS_VOWEL) else "a ") + phrase
 
 
 def nice_date(value: str) -> str:
