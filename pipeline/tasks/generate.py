@@ -200,7 +200,7 @@ def _attempt(build: _Build, slot: _Slot, attempt: int) -> str | None:
         return "duplicate_instruction"
     if breaking_call(ctx.policy, ctx.specs, ctx.conn, candidate.solution) is not None:
         return "policy_forbids_reference"
-    world = World(ctx.schema, ctx.executor, ctx.conn)
+    world: World = ctx.memo.setdefault(("naturalness", "world"), World(ctx.schema, ctx.executor, ctx.conn))
     unnatural = violations(candidate.instruction, candidate.solution, slot.name, candidate.knobs, world, ctx.phrases)
     if unnatural:
         return f"unnatural:{unnatural[0].rule}"

@@ -26,10 +26,11 @@ clean instruction is never dropped for wording a person would use.
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from itertools import pairwise
 from typing import Any
@@ -62,6 +63,8 @@ class World:
     schema: Schema
     executor: Executor
     conn: sqlite3.Connection
+    totals: dict[str, int | None] = field(default_factory=dict, compare=False)
+    """Row counts already asked for (a build checks many candidates against one state)."""
 
 
 # -- wording rules -------------------------------------------------------------------------------
@@ -175,10 +178,13 @@ def filter_violations(world: World, solution: Sequence[ToolCall], family: str) -
 
 
 def _total(world: World, tool: str, arguments: dict[str, Any]) -> int | None:
-    try:
-        return int(world.executor.call(world.conn, tool, {**arguments, "limit": 1})["total"])
-    except ToolError:
-        return None
+    key = json.dumps([tool, arguments], sort_keys=True, default=str)
+    if key not in world.totals:
+        try:
+            world.totals[key] = int(world.executor.call(world.conn, tool, {**arguments, "limit": 1})["total"])
+        except ToolError:
+            world.totals[key] = None
+    return world.totals[key]
 
 
 # -- state rules: the conditional family's condition ----------------------------------------------
