@@ -1,17 +1,19 @@
 """Judgment per level: what the reference needs and how far policies without judgment get.
 
 Generates each bundle (no Prefect), then per level: reference calls (mean/max), record types,
-and for the ``request`` family its policy rules, candidates, refusals and partial-compliance
-share; then plays the reference and the three scripted policies without judgment (literal,
-first_candidate, no_computation) and reports their pass rate per level beside it. The policy
-itself is measured too: rules per kind, and its size in bytes.
+policy rules relied on, computed values, candidates and partial-compliance share; then plays
+the reference and the three scripted policies without judgment (literal, first_candidate,
+no_computation) and reports their pass rate per level beside it. The policy itself is measured
+too: rules per kind, and its size in bytes. Level 5 is the judgment-only top (family ``case``).
 
-Run: ``.venv/bin/python benchmarks/judgment_bench.py > benchmarks/JUDGMENT.md`` (about two minutes
-per bundle on 2 cores).
+Run: ``.venv/bin/python benchmarks/judgment_bench.py [--scale S] > benchmarks/JUDGMENT.md`` (about
+two minutes per bundle on 2 cores). ``--scale`` multiplies every table's rows (larger worlds have
+more people with several records, so more top-level tasks).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import platform
@@ -37,40 +39,64 @@ WORLDS = [
     ("online_store", 5, True),
 ]
 POLICIES = ("reference", "literal", "first_candidate", "no_computation")
+COMPUTED = ("aggregate",)
+"""Families whose answer is computed across records besides the judgment families' ``computed`` knob."""
 
 
 def _mean(values: list[float]) -> str:
     return f"{sum(values) / len(values):.1f}" if values else "-"
 
 
+def _pct(values: list[float]) -> str:
+    return f"{100 * sum(values) / len(values):.0f}" if values else "-"
+
+
+def _figures(task: dict) -> dict[str, float]:
+    k = task["knobs"]
+    return {
+        "calls": k["reference_calls"],
+        "types": k["entity_types"],
+        "rules": k.get("policy_rules", 0),
+        "computed": float(bool(k.get("computed")) or task["family"] in COMPUTED),
+        "candidates": k.get("candidates", 0),
+        "partial": float(bool(k.get("partial"))),
+        "judgment": float(task["family"] in JUDGMENT_FAMILIES),
+    }
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--scale", type=float, default=1.0)
+    args = parser.parse_args()
     per_level: dict[int, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     passes: dict[str, dict[int, list[float]]] = {p: defaultdict(list) for p in POLICIES}
-    request_passes: dict[tuple[str, str], dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
+    family_passes: dict[tuple[str, str], dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
     judged: dict[str, dict[int, dict[str, list[float]]]] = {
         f: defaultdict(lambda: defaultdict(list)) for f in JUDGMENT_FAMILIES
     }
     kinds: Counter[str] = Counter()
-    rows = []
+    rows, top = [], []
     with tempfile.TemporaryDirectory() as tmp:
         for domain, seed, variant in WORLDS:
             load = os.getloadavg()[0]
-            summary = generate(Inputs(domain=domain, seed=seed, variant=variant), Path(tmp) / "out", Path(tmp) / "w")
+            inputs = Inputs(domain=domain, seed=seed, variant=variant, scale=args.scale)
+            summary = generate(inputs, Path(tmp) / "out", Path(tmp) / "w")
             bundle = Path(summary["path"])
             manifest = json.loads((bundle / "manifest.json").read_text())
             rules = manifest.get("policy_rules", {}).get("rules", [])
             kinds.update(r["kind"] for r in rules)
             tasks = [json.loads(line) for line in (bundle / "tasks.jsonl").read_text().splitlines()]
             for t in tasks:
-                lvl, k = t["level"], t["knobs"]
-                per_level[lvl]["calls"].append(k["reference_calls"])
-                per_level[lvl]["types"].append(k["entity_types"])
+                for key, value in _figures(t).items():
+                    per_level[t["level"]][key].append(value)
                 if t["family"] in JUDGMENT_FAMILIES:
-                    fam = judged[t["family"]][lvl]
-                    fam["rules"].append(k["policy_rules"])
-                    fam["candidates"].append(k["candidates"])
-                    fam["records"].append(k["records"])
-                    fam["refused"].append(k.get("refused", 0) if t["family"] == "quote" else float(k["partial"]))
+                    fam = judged[t["family"]][t["level"]]
+                    fam["rules"].append(t["knobs"]["policy_rules"])
+                    fam["candidates"].append(t["knobs"]["candidates"])
+                    fam["records"].append(t["knobs"]["records"])
+                    fam["calls"].append(t["knobs"]["reference_calls"])
+                if t["level"] == 5:
+                    top.append((manifest["name"], t, manifest.get("policy", "")))
             family = {t["id"]: t["family"] for t in tasks}
             for policy in POLICIES:
                 result = evaluate(
@@ -80,48 +106,61 @@ def main() -> None:
                     ep = json.loads(line)
                     passes[policy][ep["level"]].append(ep["reward"])
                     if family.get(ep["task_id"]) in JUDGMENT_FAMILIES:
-                        request_passes[family[ep["task_id"]], policy][ep["level"]].append(ep["reward"])
+                        family_passes[family[ep["task_id"]], policy][ep["level"]].append(ep["reward"])
             rows.append(
                 f"| {manifest['name']} | {len(tasks)} | {len(rules)} | {len(manifest.get('policy', ''))} | "
-                f"{sum(t['family'] in JUDGMENT_FAMILIES for t in tasks)} | {load:.1f} |"
+                f"{sum(t['family'] in JUDGMENT_FAMILIES for t in tasks)} | {sum(t['level'] == 5 for t in tasks)} | "
+                f"{load:.1f} |"
             )
-    print("# Judgment per level\n")
-    print(f"`python benchmarks/judgment_bench.py` on {os.cpu_count()} cores, Python {platform.python_version()}.\n")
-    print("| bundle | tasks | policy rules | policy bytes | request + quote tasks | load |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print(f"# Judgment per level (row scale {args.scale:g})\n")
+    print(
+        f"`python benchmarks/judgment_bench.py --scale {args.scale:g}` on {os.cpu_count()} cores, "
+        f"Python {platform.python_version()}.\n"
+    )
+    print("| bundle | tasks | policy rules | policy bytes | judgment tasks | level-5 tasks | load |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     print("\n".join(rows))
     print(f"\nPolicy rules by kind over these bundles: {dict(sorted(kinds.items()))}.\n")
     print("## Every family\n")
     heads = " | ".join(f"{p} pass %" for p in POLICIES)
-    print(f"| level | tasks | reference calls mean | max | record types | {heads} |")
-    print("|---|---:|---:|---:|---:|" + "---:|" * len(POLICIES))
+    print(
+        "| level | tasks | judgment % | reference calls mean | max | record types | policy rules | computed % "
+        f"| candidates | partial % | {heads} |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|" + "---:|" * len(POLICIES))
     for lvl in sorted(per_level):
         d = per_level[lvl]
-        cells = [f"{100 * sum(passes[p][lvl]) / len(passes[p][lvl]):.0f}" if passes[p][lvl] else "-" for p in POLICIES]
+        cells = [_pct(passes[p][lvl]) for p in POLICIES]
         print(
-            f"| {lvl} | {len(d['calls'])} | {_mean(d['calls'])} | {max(d['calls'])} | {_mean(d['types'])} | "
-            + " | ".join(cells)
-            + " |"
+            f"| {lvl} | {len(d['calls'])} | {_pct(d['judgment'])} | {_mean(d['calls'])} | {max(d['calls']):.0f} | "
+            f"{_mean(d['types'])} | {_mean(d['rules'])} | {_pct(d['computed'])} | {_mean(d['candidates'])} | "
+            f"{_pct(d['partial'])} | " + " | ".join(cells) + " |"
         )
     for name in JUDGMENT_FAMILIES:
-        last = "partial %" if name == "request" else "refused (mean)"
         print(f"\n## The {name} family (judged against the policy)\n")
-        print(f"| level | tasks | records | policy rules relied on | candidates | {last} | {heads} |")
+        print(f"| level | tasks | records | reference calls | policy rules relied on | candidates | {heads} |")
         print("|---|---:|---:|---:|---:|---:|" + "---:|" * len(POLICIES))
         for lvl in sorted(judged[name]):
             d = judged[name][lvl]
-            cells = [
-                f"{100 * sum(request_passes[name, p][lvl]) / len(request_passes[name, p][lvl]):.0f}"
-                if request_passes[name, p][lvl]
-                else "-"
-                for p in POLICIES
-            ]
-            share = sum(d["refused"]) / len(d["refused"])
-            shown = f"{100 * share:.0f}" if name == "request" else f"{share:.1f}"
+            cells = [_pct(family_passes[name, p][lvl]) for p in POLICIES]
             print(
-                f"| {lvl} | {len(d['records'])} | {_mean(d['records'])} | {_mean(d['rules'])} | "
-                f"{_mean(d['candidates'])} | {shown} | " + " | ".join(cells) + " |"
+                f"| {lvl} | {len(d['records'])} | {_mean(d['records'])} | {_mean(d['calls'])} | {_mean(d['rules'])} | "
+                f"{_mean(d['candidates'])} | " + " | ".join(cells) + " |"
             )
+    print("\n## Level-5 requests verbatim (up to 10), with the policy lines each relies on\n")
+    for name, task, policy in top[:10]:
+        request = task["instruction"].split(" Answer with one JSON")[0].split(" Reply with the JSON")[0]
+        lines = [ln for ln in policy.splitlines() if ln.split(".")[0] in _rule_ids(task)]
+        print(f"- **{name} {task['id']}** ({task['knobs']['reference_calls']} calls): {request}")
+        for line in lines:
+            print(f"  - {line}")
+
+
+def _rule_ids(task: dict) -> set[str]:
+    """The rule numbers a task's answer names, and the ones its operation's lines carry (lifecycle,
+    staff rules, the fee and the priority line are found by operation and table name)."""
+    found = {r["value"] for r in json.loads(task["answer"]).get("refused", []) if r.get("cannot") == "policy"}
+    return found | set(task["knobs"].get("rule_ids", []))
 
 
 if __name__ == "__main__":

@@ -36,7 +36,9 @@ def test_next_mix_grows_the_frontier_halves_the_easy_and_keeps_the_rest() -> Non
 
 def test_a_default_bundle_has_its_tasks_per_family_spread_over_levels(store_bundle: Path) -> None:
     mix = task_mix.current_mix(load_bundle(store_bundle))
-    assert mix["lookup"] == dict.fromkeys(range(6), 1)
+    # Six slots over five levels: level 0 gets the sixth (levels 0-4 are the ramp; 5 is judgment only).
+    assert mix["lookup"] == {0: 2, 1: 1, 2: 1, 3: 1, 4: 1}
+    assert mix["case"] == {5: 6}
     assert len(mix) == len(FAMILIES)
 
 
@@ -54,16 +56,17 @@ def test_an_evaluation_run_feeds_the_tool_use_curriculum_and_the_next_version_ha
     registry, state = str(tmp_path / "registry"), tmp_path / "state.json"
     report = loop.update(run["out"], state, registry, tmp_path / "work")
     assert report.kind == "tool_use" and report.changed
-    assert report.mix_after["lookup"] == {"0": 0, "1": 0, "2": 0, "3": 0, "4": 0, "5": 1}  # all easy: halved
+    # All easy: halved (level 0 held two), the top level kept.
+    assert report.mix_after["lookup"] == {"0": 1, "1": 0, "2": 0, "3": 0, "4": 1}
     assert report.mix_after["count"] == report.mix_before["count"]  # no scores: unchanged
     assert report.cells["lookup"]["2"] == {"n": 4, "rate": 1.0, "verdict": "easy"}
     child = load_bundle(registry_path(registry, report.next))
     parent = load_bundle(store_bundle)
     assert child.manifest["lineage"]["parent"] == parent.ref and child.version == "1.1.0"
-    assert child.manifest["knobs"]["task_mix"]["lookup"]["5"] == 1
+    assert child.manifest["knobs"]["task_mix"]["lookup"]["4"] == 1
     levels = {(t["family"], t["level"]) for t in child.read_jsonl("tasks.jsonl")}
-    assert {lvl for f, lvl in levels if f == "lookup"} == {5}
-    assert {lvl for f, lvl in levels if f == "count"} == set(range(6))
+    assert {lvl for f, lvl in levels if f == "lookup"} == {0, 4}
+    assert {lvl for f, lvl in levels if f == "count"} == set(range(5))
     same = {t["id"]: t["instruction"] for t in parent.read_jsonl("tasks.jsonl")}
     assert all(same[t["id"]] == t["instruction"] for t in child.read_jsonl("tasks.jsonl"))  # the same tasks, fewer
     assert "nothing moved" not in loop.report_markdown(report.as_dict())

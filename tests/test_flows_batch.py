@@ -122,7 +122,7 @@ def test_evaluate_flows_play_each_task_as_a_prefect_task_and_resume(store_bundle
         "bundle": str(store_bundle),
         "policy": "reference",
         "trials": 2,
-        "tasks": "lookup:0-3",
+        "tasks": "lookup:1-4",
         "out": str(tmp_path / "r"),
     }
     first = run_evaluation(concurrency=2, **params)

@@ -41,11 +41,14 @@ def envs(bundles: dict[str, Path]) -> dict[str, Environment]:
     return {d: Environment.from_bundle(p) for d, p in bundles.items()}
 
 
-def test_at_least_ten_families_each_with_levels_zero_to_five() -> None:
+def test_levels_zero_to_four_are_the_ramp_and_level_five_is_judgment_only() -> None:
     assert len(FAMILIES) >= 10
     for family in FAMILIES.values():
-        assert sorted(family.levels) == list(range(6)), family.name
+        expected = [5] if family.name == "case" else list(range(5))
+        assert sorted(family.levels) == expected, family.name
         assert family.knobs and family.description
+    assert [f.name for f in FAMILIES.values() if 5 in f.levels] == ["case"]
+    assert "case" in JUDGMENT_FAMILIES
 
 
 @pytest.mark.parametrize("domain", TEST_DOMAINS)
@@ -53,9 +56,10 @@ def test_every_family_ships_tasks_at_several_levels(envs: dict[str, Environment]
     by_family: dict[str, set[int]] = defaultdict(set)
     for t in envs[domain].tasks:
         by_family[t.family].add(t.level)
-    assert set(by_family) == set(FAMILIES), set(FAMILIES) - set(by_family)
+    # The top level needs people with several records a rule refuses in part: small worlds may have none.
+    assert set(by_family) >= set(FAMILIES) - {"case"}, set(FAMILIES) - set(by_family)
     for family, levels in by_family.items():
-        assert len(levels) >= 4, (family, levels)
+        assert len(levels) >= (1 if family == "case" else 3), (family, levels)
 
 
 @pytest.mark.parametrize("domain", TEST_DOMAINS)
@@ -74,7 +78,8 @@ def test_reference_length_grows_with_level(envs: dict[str, Environment], domain:
             # Judgment, not length: harder levels cover more records and refuse some of them, which
             # can take fewer calls; what grows is the records covered.
             covered = [sum(v) / len(v) for _, v in sorted(records[family].items())]
-            assert covered == sorted(covered) and covered[-1] > covered[0], (family, dict(records[family]))
+            assert covered == sorted(covered), (family, dict(records[family]))
+            assert len(covered) == 1 or covered[-1] > covered[0], (family, dict(records[family]))
             continue
         assert means == sorted(means), (family, dict(levels))
         assert means[-1] > means[0], (family, dict(levels))
@@ -121,7 +126,7 @@ def test_instructions_are_distinct_and_name_no_ids_unless_the_level_says(
     keys = [normalise_text(request(t.instruction)) for t in tasks]
     assert len(set(keys)) == len(keys)
     for t in tasks:
-        asked = request(t.instruction)
+        asked = request(t.instruction).split('{"total"')[0]  # the top level's answer form is a JSON object
         mentions_id = " id " in f" {asked} " or "#" in asked
         assert mentions_id == bool(t.knobs.get("ids_given")), t.instruction
         assert "{" not in asked and "  " not in t.instruction, t.instruction
@@ -254,7 +259,7 @@ def test_manifest_records_task_figures(bundles: dict[str, Path]) -> None:
     counts = json.loads((bundles["clinic_appointments"] / "manifest.json").read_text())["counts"]
     figures = counts["task_figures"]
     assert sum(figures["per_family"].values()) == counts["tasks"]
-    assert set(figures["reference_calls"]["per_level"]) == {str(i) for i in range(6)}
+    assert set(figures["reference_calls"]["per_level"]) >= {str(i) for i in range(5)}
     assert 0 < figures["instruction_diversity"]["distinct_3"] <= 1
     assert counts["candidates"] == counts["tasks"] + sum(counts["dropped"].values())
     from pipeline.tasks.exploits import REGISTRY

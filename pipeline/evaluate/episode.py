@@ -23,6 +23,7 @@ from pipeline.evaluate import trajectory
 from pipeline.evaluate.agent import AgentError, EpisodeStart, Policy, Reference, Usage, openai_tools
 from pipeline.evaluate.config import EvalConfig
 from pipeline.integrations.episode import verdict_status
+from pipeline.runtime.verify import expected_refusals
 from pipeline.surface import Surface, decode_answer, surface_of
 
 
@@ -81,11 +82,9 @@ def _forbidden_calls(task: Any) -> list[tuple[str, dict[str, Any]]]:
     """The operation on every record a task refuses by policy (``knobs["operation"]``): what doing
     exactly what the request says would add to the reference."""
     op = task.knobs.get("operation")
-    check = task.verifier.answer
-    if not isinstance(op, str) or check is None or check.kind != "refuse":
+    if not isinstance(op, str):
         return []
-    refusals = check.expected if isinstance(check.expected, (list, tuple)) else [check.expected]
-    return [(op, {"id": r["id"]}) for r in refusals if r.get("cannot") == "policy"]
+    return [(op, {"id": r["id"]}) for r in expected_refusals(task.verifier.answer) if r.get("cannot") == "policy"]
 
 
 def is_procedural(env: Any) -> bool:

@@ -23,7 +23,7 @@ from typing import Any
 
 from pipeline.evaluate.agent import Agent, Call, EpisodeStart, Turn, Usage
 from pipeline.evaluate.baselines import _Scripted, reference_of_start
-from pipeline.runtime.answers import as_number
+from pipeline.runtime.answers import as_number, as_report
 
 _ID = re.compile(r'"id":\s*(\d+)')
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
@@ -132,11 +132,15 @@ class NoComputationAgent:
             tool, args = self.calls.pop(0)
             self.step += 1
             return Turn((Call(tool, dict(args), f"nc-{self.step}"),))
+        copied = _NUMBER.findall(re.sub(r'"id":\s*\d+,?', "", self.last))
+        number = copied[0] if copied else "0"
+        report = as_report(self.answer)
+        if report is not None:  # a report's total copied too, its refusals kept
+            return Turn(answer=json.dumps({**report, "total": float(number)}), final=True)
         numeric = not isinstance(self.answer, bool) and as_number(self.answer) is not None
         if not numeric:
             return Turn(answer=_encode(self.answer), final=True)
-        copied = _NUMBER.findall(re.sub(r'"id":\s*\d+,?', "", self.last))
-        return Turn(answer=copied[0] if copied else "0", final=True)
+        return Turn(answer=number, final=True)
 
 
 @dataclass

@@ -49,8 +49,8 @@ def current_mix(bundle: Bundle) -> Mix:
     per_family = int(knobs.get("tasks_per_family", 6))
     mix: Mix = {}
     for name, family in FAMILIES.items():
-        n = len(family.levels)
-        mix[name] = {lvl: len(range(lvl, per_family, n)) for lvl in sorted(family.levels)}
+        slots = [family.level_of(i) for i in range(per_family)]
+        mix[name] = {lvl: slots.count(lvl) for lvl in sorted(family.levels)}
     return mix
 
 

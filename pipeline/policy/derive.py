@@ -11,7 +11,8 @@ rules are new: for every operation, at most one of
 chosen by a stable seed among the kinds the table supports, with its limit read off the
 state so that some records the operation's lifecycle allows are blocked and most are not
 (a rule that blocks nothing or everything teaches nothing). A ``priority`` line says which
-record "my latest one" means. Everything is a function of (schema, state, clock, seed):
+record "my latest one" means, and a ``fee`` line what a refund gives back
+(:mod:`pipeline.policy.fees`). Everything is a function of (schema, state, clock, seed):
 the same world gives the same policy, byte for byte.
 """
 
@@ -22,6 +23,7 @@ import sqlite3
 from collections.abc import Iterator
 from typing import Any
 
+from pipeline.policy.fees import fee_rule
 from pipeline.policy.model import Policy, Rule, RuleKind, days_between
 from pipeline.world.schema import Column, Operation, Schema, Table
 from pipeline.world.sqlnames import quote_ident as _q
@@ -306,6 +308,10 @@ def derive_policy(schema: Schema, conn: sqlite3.Connection, clock: str, seed: in
         staff = _staff_rule(conn, schema, schema.table(op.table), op, clock, rng, used.setdefault(op.table, set()))
         if staff is not None:
             rules.append(staff)
+    for op in schema.operations:
+        fee = fee_rule(schema, op, seed)
+        if fee is not None:
+            rules.append(fee)
     for table in schema.tables:
         if not any(op.table == table.name for op in schema.operations):
             continue

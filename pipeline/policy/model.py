@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-RuleKind = Literal["lifecycle", "check", "threshold", "window", "related", "priority"]
+RuleKind = Literal["lifecycle", "check", "threshold", "window", "related", "priority", "fee"]
 STAFF_KINDS: tuple[RuleKind, ...] = ("threshold", "window", "related")
 """Rules the tools do not enforce: the agent applies them, the verifier sees the outcome."""
 TIME_FORMAT = "%Y-%m-%dT%H:%M:%S"
@@ -36,9 +36,11 @@ class Rule(BaseModel):
         default=None,
         description="threshold/window: the row's column; related: the child's column; priority: the time",
     )
-    limit: float | None = Field(default=None, description="threshold: the amount; window: the days")
-    child: str | None = Field(default=None, description="related: the table whose rows block the operation")
-    via: str | None = Field(default=None, description="related: the child's reference to the row")
+    limit: float | None = Field(default=None, description="threshold: the amount; window: the days; fee: per cent")
+    child: str | None = Field(
+        default=None, description="related: the table whose rows block the operation; fee: the payments table"
+    )
+    via: str | None = Field(default=None, description="related, fee: the child's reference to the row")
     value: str | None = Field(default=None, description="related: the child's value that blocks the operation")
     goal: str | None = Field(default=None, description="The status the restricted operation sets")
 
@@ -70,6 +72,10 @@ class Policy(BaseModel):
         """Staff rules that restrict reaching ``goal`` in ``table``: they hold whatever the path (an
         update setting the status is held to them as much as the operation is)."""
         return [r for r in self.rules if r.kind in STAFF_KINDS and r.table == table and r.goal == goal]
+
+    def fee(self, operation: str) -> Rule | None:
+        """The refund line of ``operation``, if it refunds anything (see :mod:`pipeline.policy.fees`)."""
+        return next((r for r in self.rules if r.kind == "fee" and r.operation == operation), None)
 
 
 def days_between(earlier: str, later: str) -> int:

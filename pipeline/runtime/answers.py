@@ -243,11 +243,11 @@ def as_items(value: Any, expected: list[Any], ordered: bool) -> list[str] | None
     return [normalise_text(piece) for piece in _SEPARATOR.split(text) if piece.strip()]
 
 
-def as_refusal(value: Any) -> dict[str, Any] | None:
-    """The one JSON object of a structured refusal (``{"cannot": ..., "id": ..., "value": ...}``), or None."""
+def _json_object(value: Any) -> dict[str, Any] | None:
+    """The one JSON object an answer is or holds (text around it, fences and emphasis ignored), or None."""
     value = _scalar(value)
     if isinstance(value, dict):
-        return value if "cannot" in value else None
+        return value
     if not isinstance(value, str) or len(value) > MAX_CHARS:
         return None
     text = clean(value)
@@ -256,9 +256,15 @@ def as_refusal(value: Any) -> dict[str, Any] | None:
         return None
     try:
         parsed = json.loads(text[start : end + 1])
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
-    return parsed if isinstance(parsed, dict) and "cannot" in parsed else None
+    return parsed if isinstance(parsed, dict) else None
+
+
+def as_refusal(value: Any) -> dict[str, Any] | None:
+    """The one JSON object of a structured refusal (``{"cannot": ..., "id": ..., "value": ...}``), or None."""
+    found = _json_object(value)
+    return found if found is not None and "cannot" in found else None
 
 
 def as_refusals(value: Any) -> list[dict[str, Any]] | None:
@@ -285,6 +291,35 @@ def as_refusals(value: Any) -> list[dict[str, Any]] | None:
             return [f for f in found if f is not None]
     one = as_refusal(text)
     return None if one is None else [one]
+
+
+REPORT_KEYS = ("total", "refused")
+"""A request done in part that also asks what it came to is answered with one object:
+``{"total": AMOUNT, "refused": [refusal, ...]}``."""
+
+
+def as_report(value: Any) -> dict[str, Any] | None:
+    """The one JSON object of a report answer (``total`` and ``refused`` both present), or None.
+
+    Other keys are ignored (an agent may add a note); one total and one list of refusals decide.
+    """
+    found = _json_object(value)
+    return found if found is not None and all(k in found for k in REPORT_KEYS) else None
+
+
+def report_matches(expected: dict[str, Any], answer: Any) -> bool:
+    """The total exactly (to the cent, in any number form) and exactly the expected refusals, any order
+    (an empty list, or none given, where nothing was refused)."""
+    got = as_report(answer)
+    if got is None or not _same_amount(got["total"], expected["total"]):
+        return False
+    want = list(expected["refused"])
+    refused = got["refused"]
+    if not want:
+        return refused in ([], None)
+    if isinstance(refused, list) and len(refused) != len(want):
+        return False
+    return refusal_matches(want, refused)
 
 
 def as_id(value: Any) -> int | None:

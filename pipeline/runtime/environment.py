@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.bundle.format import Bundle, BundleError, load_bundle
+from pipeline.runtime.answers import as_report
 from pipeline.runtime.session import Session
 from pipeline.runtime.task import Task
 from pipeline.runtime.verify import Verdict, for_task
@@ -48,7 +49,8 @@ from pipeline.world.schema import Schema
 Observation = dict[str, Any]
 Info = dict[str, Any]
 _ANSWER_TYPES = (str, int, float, list, dict, type(None))
-"""What an answer may be: a dict only as a refusal object (``{"cannot": ...}``), sent as an object."""
+"""What an answer may be: a dict only as a refusal object (``{"cannot": ...}``) or a report
+(``{"total": ..., "refused": [...]}``), sent as an object."""
 
 
 def _error(code: str, message: str) -> Observation:
@@ -289,12 +291,12 @@ class Environment:
         if (
             not isinstance(answer, _ANSWER_TYPES)
             or isinstance(answer, bool)
-            or (isinstance(answer, dict) and "cannot" not in answer)
+            or (isinstance(answer, dict) and "cannot" not in answer and as_report(answer) is None)
         ):
             return (
                 _error(
                     "invalid_action",
-                    "an answer must be a string, a number, a list, a refusal object or null; got "
+                    "an answer must be a string, a number, a list, a refusal or report object or null; got "
                     f"{type(answer).__name__}",
                 ),
                 0.0,

@@ -39,11 +39,12 @@ from pipeline.runtime.answers import (
     as_refusal,
     normalise_text,
     refusal_matches,
+    report_matches,
     same_number,
 )
 from pipeline.world.sqlnames import quote_ident as _q
 
-AnswerKind = Literal["number", "text", "date", "set", "list", "refuse"]
+AnswerKind = Literal["number", "text", "date", "set", "list", "refuse", "report"]
 Status = Literal["passed", "failed", "error"]
 REFUSAL_KINDS = ("missing", "status", "limit", "policy")
 """What may block a task: the record does not exist, its status forbids it, a value would leave its range,
@@ -67,7 +68,8 @@ class AnswerCheck(BaseModel):
     common form. ``set``: exactly these items, each once, any order. ``list``: exactly
     these items in this order. ``refuse``: the structured refusal
     ``{"cannot": kind, "id": record, "value": blocking value}`` naming the real blocker, or a
-    list of them for a request done only in part (one per part refused, any order).
+    list of them for a request done only in part (one per part refused, any order). ``report``: a
+    request done in part that also asks what it came to, ``{"total": amount, "refused": [refusals]}``.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -89,6 +91,11 @@ class AnswerCheck(BaseModel):
         if self.kind == "refuse":
             several = isinstance(self.expected, (list, tuple)) and len(self.expected) >= 2
             for e in self.expected if several else [self.expected]:
+                self._one_refusal(e)
+        if self.kind == "report":
+            if not isinstance(self.expected, dict) or set(self.expected) != {"total", "refused"}:
+                raise ValueError("a report check expects {'total': amount, 'refused': [refusals]}")
+            for e in self.expected["refused"]:
                 self._one_refusal(e)
         if self.kind in ("set", "list") and not isinstance(self.expected, (list, tuple)):
             raise ValueError(f"a {self.kind} check expects a list of items")
@@ -209,6 +216,18 @@ def is_refusal(answer: Any) -> bool:
     return got is not None and isinstance(got.get("cannot"), str) and normalise_text(got["cannot"]) in REFUSAL_KINDS
 
 
+def expected_refusals(check: AnswerCheck | None) -> list[dict[str, Any]]:
+    """The refusals an answer check expects: a refusal's, or a report's ``refused`` ([] otherwise)."""
+    if check is None:
+        return []
+    if check.kind == "report":
+        return [dict(r) for r in check.expected["refused"]]
+    if check.kind != "refuse":
+        return []
+    expected = check.expected
+    return [dict(e) for e in (expected if isinstance(expected, (list, tuple)) else [expected])]
+
+
 def check_answer(check: AnswerCheck, answer: Any) -> Check:
     """Compare one answer: one value, or exactly the items, as the instruction asks."""
     ok = False
@@ -232,6 +251,8 @@ def check_answer(check: AnswerCheck, answer: Any) -> Check:
             ok = got == wanted if check.kind == "list" else sorted(got) == sorted(wanted)
     elif check.kind == "refuse":
         ok = refusal_matches(check.expected, answer)
+    elif check.kind == "report":
+        ok = report_matches(check.expected, answer)
     return Check(name="answer", passed=ok, expected=check.expected, observed=answer)
 
 

@@ -31,8 +31,9 @@ REFUSAL_FORM = (
 ANSWER_FORMS = (
     "Answer with the value asked for and nothing else: one number (digits, no units), one text value "
     "(yes or no for a yes/no question), one date as YYYY-MM-DD, or several items, one per line or as a "
-    'JSON list (["a", "b"]), in the order asked when an order is asked. When the request only asks for '
-    "changes, answer with a short confirmation such as done."
+    'JSON list (["a", "b"]), in the order asked when an order is asked. When the request asks for a JSON '
+    'object (a total with the parts refused, {"total": ..., "refused": [...]}), answer with that object. '
+    "When the request only asks for changes, answer with a short confirmation such as done."
 )
 
 TOOL_USE_TEXT = (
@@ -77,8 +78,9 @@ def policy_of(env: Any) -> str | None:
 
 
 ANSWER_DESCRIPTION = (
-    "The final answer: the value asked for (several items one per line, or a JSON list as text), or the "
-    "refusal object as text when the request cannot be done."
+    "The final answer: the value asked for (several items one per line, or a JSON list as text), the JSON "
+    "object as text where the request asks for one, or the refusal object as text when the request cannot "
+    "be done."
 )
 
 

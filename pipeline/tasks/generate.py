@@ -143,7 +143,7 @@ def generate_tasks(
     try:
         for name, family in chosen:
             for i in range(per_family):
-                level = i % len(family.levels)
+                level = family.level_of(i)
                 # One tick per task slot (its proof and the exploit library included): the
                 # slow part of a large world, where the display shows family and level.
                 tick("tasks", done, total, f"{name} L{level}")

@@ -78,8 +78,7 @@ def mixed_tasks(inputs: MixInputs, schema: Schema, toolset: Toolset, initial: by
         counts = {lvl: c for lvl, c in wanted.get(name, {}).items() if c > 0}
         if not counts:
             continue
-        n = len(family.levels)
-        per_family = max((c - 1) * n + lvl + 1 for lvl, c in counts.items())
+        per_family = max(family.slots_for(lvl, c) for lvl, c in counts.items())
         part = generate_tasks(schema, toolset, initial, executor, inputs.seed, inputs.clock, per_family, (name,))
         kept: dict[int, int] = {}
         for task in part.tasks:

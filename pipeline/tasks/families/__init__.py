@@ -18,6 +18,7 @@ from pipeline.tasks.context import Context
 from pipeline.tasks.families import (
     aggregate,
     bulk_update,
+    case,
     conditional,
     count,
     create,
@@ -41,11 +42,22 @@ class Family:
     generate: Callable[[Context, random.Random, int], Candidate]
     description: str
 
+    def level_of(self, slot: int) -> int:
+        """The level candidate ``slot`` is asked at: the family's levels in turn (a family's levels are
+        contiguous but need not start at 0: the top-only judgment family has level 5 alone)."""
+        ordered = sorted(self.levels)
+        return ordered[slot % len(ordered)]
+
+    def slots_for(self, level: int, count: int) -> int:
+        """How many slots reach ``count`` candidates at ``level`` (the inverse of :meth:`level_of`)."""
+        return (count - 1) * len(self.levels) + sorted(self.levels).index(level) + 1
+
 
 def _family(module: ModuleType) -> Family:
     levels = dict(module.LEVELS)
-    if sorted(levels) != list(range(len(levels))):
-        raise ValueError(f"family {module.NAME}: levels must be 0..n without gaps")
+    first = min(levels, default=0)
+    if not levels or sorted(levels) != list(range(first, first + len(levels))) or not 0 <= first <= 5:
+        raise ValueError(f"family {module.NAME}: levels must be a run without gaps within 0..5")
     return Family(
         module.NAME, tuple(module.KNOBS), levels, module.generate, (module.__doc__ or "").strip().splitlines()[0]
     )
@@ -69,10 +81,11 @@ FAMILIES: dict[str, Family] = {
             infeasible,
             request,
             quote,
+            case,
         ),
     )
 }
 
-JUDGMENT_FAMILIES = ("request", "quote")
+JUDGMENT_FAMILIES = ("request", "quote", "case")
 """Families judged against the world's policy: their levels grow in records covered and rules
 applied, not in calls (a refusal takes fewer calls than the operation it refuses)."""

@@ -37,8 +37,7 @@ LEVELS: dict[int, dict[str, Any]] = {
     1: {"aggregation": "sum", "filters": 1, "pages": 1},
     2: {"aggregation": "avg", "filters": 2, "pages": 1},
     3: {"aggregation": "sum_or_avg", "filters": 1, "pages": 1, "finer": True},
-    4: {"aggregation": "sum", "filters": 0, "parent": True, "pages": 1},
-    5: {"aggregation": "fanout_or_grouped", "filters": 0},
+    4: {"aggregation": "fanout_or_grouped", "filters": 0},
 }
 AGG_WORDS = {"sum": "total", "avg": "average"}
 SUMMABLE = frozenset({"money", "quantity", "decimal"})

@@ -37,7 +37,6 @@ LEVELS: dict[int, dict[str, Any]] = {
     2: {"writes": 4, "filters": 2, "change": "set"},
     3: {"writes": 4, "filters": 1, "change": "set", "parent": True},
     4: {"writes": 5, "filters": 2, "change": "operation"},
-    5: {"writes": 6, "filters": 1, "change": "set", "parent": True},
 }
 TRIES = 25
 

@@ -28,8 +28,7 @@ LEVELS: dict[int, dict[str, Any]] = {
     1: {"filters": 2, "parent": False, "answer": "count"},
     2: {"filters": 2, "parent": False, "answer": "set"},
     3: {"filters": 1, "parent": True, "answer": "count"},
-    4: {"filters": 2, "parent": True, "answer": "set"},
-    5: {"filters": 1, "parent": True, "answer": "count", "fanout": True},
+    4: {"filters": 1, "parent": True, "answer": "count", "fanout": True},
 }
 MAX_LISTED = 8
 TRIES = 30

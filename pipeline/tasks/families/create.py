@@ -27,8 +27,7 @@ LEVELS: dict[int, dict[str, Any]] = {
     1: {"plans": (((1, 2, 3), "id"),)},
     2: {"plans": ((1, "label"),)},
     3: {"plans": ((1, "attrs"), (1, "parent"), (2, "attrs"))},
-    4: {"plans": ((2, "label"), (3, "label"))},
-    5: {
+    4: {
         "plans": (
             ((2, 3), ("partial_rank", "rank", "parent", "attrs", "label")),
             (1, ("partial_rank", "rank", "parent", "attrs")),

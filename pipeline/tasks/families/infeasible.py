@@ -45,7 +45,6 @@ LEVELS: dict[int, dict[str, Any]] = {
     2: {"kind": "missing", "mode": "parent"},
     3: {"kind": "out_of_range", "mode": ("rank", "parent")},
     4: {"kind": "forbidden", "mode": ("partial_rank", "rank", "parent")},
-    5: {"kind": "forbidden", "mode": ("partial_grandparent", "grandparent", "parent")},
 }
 """A missing row is always missing *under a parent the user names*: the agent must find
 that parent (its id is part of the answer). A missing top-level name would leave nothing

@@ -30,7 +30,6 @@ LEVELS: dict[int, dict[str, Any]] = {
     2: {"mode": "attrs"},
     3: {"mode": "parent"},
     4: {"mode": ("partial_rank", "rank", "parent")},
-    5: {"mode": ("partial_grandparent", "grandparent", "parent"), "compare": True},
 }
 TRIES = 4
 

@@ -25,7 +25,6 @@ LEVELS: dict[int, dict[str, Any]] = {
     2: {"hops": 2, "mode": "label"},
     3: {"hops": 2, "mode": "attrs"},
     4: {"hops": 3, "mode": "label"},
-    5: {"hops": 3, "mode": ("partial_parent", "parent")},
 }
 
 

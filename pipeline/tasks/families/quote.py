@@ -20,6 +20,7 @@ import random
 from decimal import Decimal
 from typing import Any
 
+from pipeline.policy.fees import money_column
 from pipeline.runtime.verify import AnswerCheck
 from pipeline.tasks.context import Context
 from pipeline.tasks.families.request import (
@@ -48,17 +49,14 @@ LEVELS: dict[int, dict[str, Any]] = {
     2: {"records": 3, "refused": 1},
     3: {"records": 3, "refused": 2},
     4: {"records": 4, "refused": 1},
-    5: {"records": 4, "refused": 2},
 }
 """``refused``: at least this many of the records would not go through (by policy or status)."""
 
 
 def _amount(table: Table) -> Column | None:
-    """The amount a person means by "what it comes to": the record's first money column (none where
-    amounts carry a currency of their own: a sum across currencies means nothing)."""
-    if any("currency" in (c.field or c.name).lower() for c in table.columns):
-        return None
-    return next((c for c in table.columns if c.semantic == "money" and not c.nullable), None)
+    """The amount a person means by "what it comes to": the record's own (none where amounts carry a
+    currency of their own: a sum across currencies means nothing)."""
+    return money_column(table)
 
 
 def _accept(ctx: Context, refused: int) -> Any:

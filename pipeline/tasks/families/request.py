@@ -50,7 +50,6 @@ LEVELS: dict[int, dict[str, Any]] = {
     2: {"records": 2, "policy": 1, "extra": False},
     3: {"records": 3, "policy": 1, "extra": False},
     4: {"records": 3, "policy": 1, "extra": True},
-    5: {"records": 4, "policy": 1, "extra": True},
 }
 """``policy``: how many of the records at least a staff rule forbids (the judgment); with two or
 more records at least one is always allowed (partial compliance), and a record whose status
@@ -247,9 +246,20 @@ class Subject:
     """Every record of the person in the table (the chosen ones are the latest of these)."""
 
 
-def search(ctx: Context, rng: random.Random, k: int, accept: Accept) -> Subject:
+def search(
+    ctx: Context,
+    rng: random.Random,
+    k: int,
+    accept: Accept,
+    first_differs: bool = False,
+    taken: set[tuple[str, Any, str]] | None = None,
+) -> Subject:
     """A person with ``k`` latest records (one fewer in a small world above 3) of a table an
-    operation moves, whose decisions ``accept`` takes (seeded: the same task for the same seed)."""
+    operation moves, whose decisions ``accept`` takes (seeded: the same task for the same seed).
+    With ``first_differs`` the person's first records as a plain listing returns them (by id) are
+    not their latest ones, so taking the first candidates instead of the policy's choice is wrong.
+    ``taken`` holds (table, person, operation) already asked about by earlier tasks: skipped, and the
+    one found is added (one request per person and operation, not the same one reworded)."""
     subjects = _subjects(ctx)
     if not subjects:
         raise Skip("domain_lacks_owned_records")
@@ -270,16 +280,26 @@ def search(ctx: Context, rng: random.Random, k: int, accept: Accept) -> Subject:
             if len(mine) > size and str(mine[size][when.name]) == str(mine[size - 1][when.name]):
                 continue
             chosen = mine[:size]
+            if first_differs and {r["id"] for r in chosen} == {r["id"] for r in sorted(mine, key=_by_id)[:size]}:
+                continue
             finding = _find_calls(ctx, table, path, when, owner, chosen)
             if finding is None:
                 continue
             rng.shuffle(ops)
             for op in ops:
+                if taken is not None and (table.name, owner, op.name) in taken:
+                    continue
                 decisions = [_decide(ctx, op, table, r) for r in chosen]
                 if accept(op, table, chosen, [d[0] for d in decisions]):
+                    if taken is not None:
+                        taken.add((table.name, owner, op.name))
                     prow = ctx.row(person, owner)
                     return Subject(table, len(mine), finding, op, person, prow, chosen, decisions, mine)
     raise Skip("no_request_subject")
+
+
+def _by_id(row: dict[str, Any]) -> Any:
+    return row["id"]
 
 
 def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
@@ -322,22 +342,11 @@ def _build(ctx: Context, rng: random.Random, level: int, found: Subject, extra: 
         ctx.phrases.render(rng, NAME, "relayed" if staff else "hello_org" if org else "hello", who=who),
         ctx.phrases.render(rng, NAME, "wish", action=_action(op, table, subject)),
     ]
-    if extra:
-        columns = [c for c in settable(ctx, person) if c.name not in by and _personal(c)]
-        extra = bool(columns)  # a person with nothing of their own to change asks for the records alone
-    if extra:
-        column = rng.choice(columns)
-        value = new_value(ctx, person, column, {prow[column.name]}, rng)
-        calls.append(update_call(ctx, person, prow["id"], {column.name: value}))
-        also = ctx.phrases.render(
-            rng,
-            NAME,
-            "also_relayed" if staff else "also",
-            column=field_words(column),
-            value=ctx.show(column, value),
-            my=mine,
-        )
-        text.append(also)
+    wish = extra_wish(ctx, rng, person, prow, by, staff, mine) if extra else None
+    extra = wish is not None  # a person with nothing of their own to change asks for the records alone
+    if wish is not None:
+        calls.append(wish[0])
+        text.append(wish[1])
     knobs = {
         "records": k,
         "partial": bool(refusals) and len(refusals) < k,
@@ -353,6 +362,22 @@ def _build(ctx: Context, rng: random.Random, level: int, found: Subject, extra: 
     answer = json.dumps(expected) if refusals else None  # as an agent writes it
     grounding = [ctx.ground(person, by)]
     return Candidate(NAME, level, knobs, " ".join(sentence(t) for t in text), calls, answer, check, grounding=grounding)
+
+
+def extra_wish(
+    ctx: Context, rng: random.Random, person: Table, prow: dict[str, Any], by: dict[str, Any], staff: bool, mine: str
+) -> tuple[ToolCall, str] | None:
+    """A second wish in the same message: a change to the person's own record (a preference, a
+    contact, where they live), as the update call and the sentence asking for it; None when the
+    person has nothing of their own to change."""
+    columns = [c for c in settable(ctx, person) if c.name not in by and _personal(c)]
+    if not columns:
+        return None
+    column = rng.choice(columns)
+    value = new_value(ctx, person, column, {prow[column.name]}, rng)
+    form = "also_relayed" if staff else "also"
+    also = ctx.phrases.render(rng, NAME, form, column=field_words(column), value=ctx.show(column, value), my=mine)
+    return update_call(ctx, person, prow["id"], {column.name: value}), also
 
 
 def _personal(column: Column) -> bool:

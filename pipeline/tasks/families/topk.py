@@ -33,8 +33,7 @@ LEVELS: dict[int, dict[str, Any]] = {
     1: {"k": 3, "filters": 0},
     2: {"k": 3, "filters": 1},
     3: {"k": 1, "filters": 0, "parent": True},
-    4: {"k": 3, "filters": 1, "parent": True},
-    5: {"k": 3, "grouped": True},
+    4: {"k": 3, "grouped": True},
 }
 
 

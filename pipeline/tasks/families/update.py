@@ -37,8 +37,7 @@ LEVELS: dict[int, dict[str, Any]] = {
     1: {"mode": "label", "change": "set"},
     2: {"mode": "label", "change": "operation"},
     3: {"mode": "attrs", "change": "relative"},
-    4: {"mode": "parent", "change": "set"},
-    5: {"mode": ("partial_rank", "rank", "parent"), "change": "path"},
+    4: {"mode": ("partial_rank", "rank", "parent"), "change": "path"},
 }
 
 

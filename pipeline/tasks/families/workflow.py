@@ -43,8 +43,7 @@ LEVELS: dict[int, dict[str, Any]] = {
     1: {"mode": ("rank", "parent"), "steps": ("op", "set")},
     2: {"mode": ("rank", "parent"), "steps": ("op", "child")},
     3: {"mode": "parent", "steps": ("op", "child", "parent")},
-    4: {"mode": ("partial_rank", "rank", "parent"), "steps": ("op", "child", "parent", "set")},
-    5: {"mode": ("partial_rank", "rank", "parent"), "steps": ("path", "child", "parent", "set", "set")},
+    4: {"mode": ("partial_rank", "rank", "parent"), "steps": ("path", "child", "parent", "set", "set")},
 }
 
 

@@ -1,0 +1,145 @@
+"""The top level (family ``case``): a person's request judged by the policy, with a sum to compute.
+
+The reference scores 1.0 through the real environment, in every answer form the instruction uses;
+doing everything asked, taking the first records listed, copying one amount, forgetting the
+refund fee, or giving half the report scores 0.0. The report answer, the fee rule and a family whose
+levels start above 0 are checked on their own too.
+"""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pipeline import Environment
+from pipeline.jobs.steps import Inputs, generate, schema_step
+from pipeline.policy.fees import amount_source, fee_rule, refund
+from pipeline.runtime.answers import as_report, report_matches
+from pipeline.runtime.task import Task
+from pipeline.runtime.verify import AnswerCheck, check_answer
+from pipeline.tasks.families import FAMILIES
+
+EXPECTED = {
+    "total": 412.5,
+    "refused": [{"cannot": "policy", "id": 7, "value": "P5"}, {"cannot": "status", "id": 9, "value": "shipped"}],
+}
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory: pytest.TempPathFactory) -> Environment:
+    root = tmp_path_factory.mktemp("case")
+    summary = generate(Inputs(domain="insurance_claims", seed=3, scale=3), root / "out", root / "work")
+    return Environment.from_bundle(Path(summary["path"]))
+
+
+def _cases(env: Environment) -> list[Task]:
+    tasks = [t for t in env.tasks if t.family == "case"]
+    assert len(tasks) >= 3
+    return tasks
+
+
+def _play(env: Environment, task: Task, calls: list[tuple[str, dict[str, Any]]], answer: Any) -> float:
+    env.reset(task_id=task.id)
+    for tool, args in calls:
+        env.step({"tool": tool, "arguments": args})
+    return env.step({"answer": answer})[1]
+
+
+def _reference(task: Task) -> list[tuple[str, dict[str, Any]]]:
+    return [(c.tool, dict(c.arguments)) for c in task.solution]
+
+
+def test_the_report_answer_is_read_in_every_form_the_instruction_uses() -> None:
+    shuffled = {"refused": list(reversed(EXPECTED["refused"])), "total": "$412.50", "note": "done"}
+    for answer in (EXPECTED, json.dumps(EXPECTED), f"```json\n{json.dumps(EXPECTED)}\n```", shuffled):
+        assert report_matches(EXPECTED, answer), answer
+    for wrong in (
+        {**EXPECTED, "total": 412.51},
+        {"total": 412.5, "refused": EXPECTED["refused"][:1]},
+        {"total": 412.5, "refused": [*EXPECTED["refused"], EXPECTED["refused"][0]]},
+        {"total": [412.5, 400], "refused": EXPECTED["refused"]},
+        {"total": 412.5},
+        EXPECTED["refused"],
+        "412.50",
+        None,
+    ):
+        assert not report_matches(EXPECTED, wrong), wrong
+    nothing_refused = {"total": 10, "refused": []}
+    assert report_matches(nothing_refused, {"total": "10.00", "refused": []})
+    assert not report_matches(nothing_refused, {"total": 10, "refused": EXPECTED["refused"][:1]})
+    assert as_report("not json {") is None and as_report("[" * 5000) is None
+    assert check_answer(AnswerCheck(kind="report", expected=EXPECTED), json.dumps(EXPECTED)).passed
+    with pytest.raises(ValueError):
+        AnswerCheck(kind="report", expected={"total": 1})
+
+
+def test_a_refund_keeps_back_the_policy_fee_rounded_per_record() -> None:
+    schema = schema_step(Inputs(domain="online_store", seed=0))
+    cancel = next(op for op in schema.operations if op.name == "cancel_order")
+    ship = next(op for op in schema.operations if op.name == "ship_order")
+    rule = fee_rule(schema, cancel, 0)
+    assert rule is not None and rule.kind == "fee" and rule.child == "payments" and rule.limit in (5, 10, 15, 20, 25)
+    assert "less a fee of" in rule.text and "payments" in rule.text
+    assert fee_rule(schema, ship, 0) is None  # shipping refunds nothing
+    assert fee_rule(schema, cancel, 0) == rule  # the same seed, the same line
+    assert refund(Decimal("19.99"), rule.model_copy(update={"limit": 10.0})) == Decimal("17.99")  # 17.991
+    assert refund(Decimal("0.05"), rule.model_copy(update={"limit": 10.0})) == Decimal("0.05")  # 0.045 half up
+    orders = schema.table("orders")
+    source = amount_source(schema, orders)
+    assert source is not None and source.table.name == "payments"  # not order items' unit prices
+
+
+def test_the_top_level_is_one_family_whose_levels_start_at_five() -> None:
+    case = FAMILIES["case"]
+    assert sorted(case.levels) == [5] and [case.level_of(i) for i in range(3)] == [5, 5, 5]
+    assert case.slots_for(5, 4) == 4
+    lookup = FAMILIES["lookup"]
+    assert [lookup.level_of(i) for i in range(6)] == [0, 1, 2, 3, 4, 0]
+    assert lookup.slots_for(4, 1) == 5 and lookup.slots_for(0, 2) == 6
+
+
+def test_the_reference_scores_one_in_each_answer_form(env: Environment) -> None:
+    for task in _cases(env):
+        expected = json.loads(str(task.answer))
+        assert _play(env, task, _reference(task), task.answer) == 1.0, task.id
+        assert _play(env, task, _reference(task), expected) == 1.0, task.id  # the object itself
+        assert task.knobs["partial"] and task.knobs["computed"] == 1 and task.knobs["policy_rules"] >= 2
+
+
+def test_every_shortcut_without_judgment_scores_zero(env: Environment) -> None:
+    for task in _cases(env):
+        expected = json.loads(str(task.answer))
+        op = task.knobs["operation"]
+        forbidden = [(op, {"id": r["id"]}) for r in expected["refused"] if r["cannot"] == "policy"]
+        assert forbidden, task.id  # at least one record a staff rule protects
+        reference = _reference(task)
+        # Doing everything asked (the tools let it), with either total.
+        assert _play(env, task, reference + forbidden, task.answer) == 0.0, task.id
+        assert _play(env, task, reference + forbidden, task.knobs["literal_answer"]) == 0.0, task.id
+        # The right calls, a wrong report: first records' total, one amount copied, the fee forgotten,
+        # no refusals, the refusals alone.
+        for wrong in (task.knobs["first_answer"], task.knobs["gross_answer"]):
+            if json.loads(wrong)["total"] != expected["total"]:
+                assert _play(env, task, reference, wrong) == 0.0, (task.id, wrong)
+        assert _play(env, task, reference, {**expected, "refused": []}) == 0.0, task.id
+        assert _play(env, task, reference, json.dumps(expected["refused"])) == 0.0, task.id
+        # Refusing only: none of the allowed part done.
+        reads = [(t, a) for t, a in reference if env.executor.spec(t).mode == "read"]
+        assert _play(env, task, reads, task.answer) == 0.0, task.id
+        # Doing nothing.
+        assert _play(env, task, [], None) == 0.0, task.id
+
+
+def test_the_first_records_listed_are_not_the_ones_the_priority_rule_means(env: Environment) -> None:
+    for task in _cases(env):
+        first = json.loads(task.knobs["first_answer"])
+        expected = json.loads(str(task.answer))
+        ids = {r["id"] for r in expected["refused"]} | {
+            c.arguments["id"] for c in task.solution if c.tool == task.knobs["operation"]
+        }
+        first_ids = {r["id"] for r in first["refused"]}
+        assert first != expected or not first_ids <= ids, task.id
