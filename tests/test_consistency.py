@@ -19,7 +19,7 @@ from sample_bundles import sample_bundles
 from pipeline.runtime.environment import Environment
 from pipeline.runtime.task import Task, ToolCall
 from pipeline.runtime.verify import AnswerCheck, RowChange, Verifier
-from pipeline.tasks.consistency import claims, conflict_failures, conflicts
+from pipeline.tasks.consistency import Seen, claims, conflict_failures, conflicts, contradicts, remember
 from pipeline.tasks.exploits import REGISTRY
 from pipeline.tools.specs import ToolSpec
 
@@ -71,6 +71,35 @@ def test_a_refusal_and_a_goal_reached_on_the_same_record_conflict(store_specs: d
     assert [(c.refusing, c.reaching) for c in conflicts([partial, reaching], store_specs)] == [
         ("request-000", "workflow-000")
     ]
+
+
+def test_the_build_drops_a_task_expecting_the_opposite_of_one_kept(store_specs: dict[str, ToolSpec]) -> None:
+    op = next(s for s in store_specs.values() if s.kind == "transition" and s.to)
+    reaching = _task("workflow-000", [ToolCall(tool=op.name, arguments={"id": 7})], {})
+    refusing = _task("infeasible-000", [], {"operation": op.name}, {"cannot": "status", "id": 7, "value": "x"})
+    report = Task(
+        id="case-000",
+        family="case",
+        level=5,
+        knobs={"operation": op.name},
+        instruction="x",
+        solution=(),
+        verifier=Verifier(
+            answer=AnswerCheck(
+                kind="report", expected={"total": 1.0, "refused": [{"cannot": "policy", "id": 7, "value": "P1"}]}
+            )
+        ),
+    )
+    reached: Seen = set()
+    refused: Seen = set()
+    assert not contradicts(reaching, reached, refused, store_specs)
+    remember(reaching, reached, refused, store_specs)
+    assert contradicts(refusing, reached, refused, store_specs)  # either order: a refusal after a goal
+    assert contradicts(report, reached, refused, store_specs)  # a report's refusals count too
+    reached2: Seen = set()
+    refused2: Seen = set()
+    remember(refusing, reached2, refused2, store_specs)
+    assert contradicts(reaching, reached2, refused2, store_specs)  # and a goal after a refusal
 
 
 def test_a_goal_reached_through_an_update_counts(store_specs: dict[str, ToolSpec]) -> None:

@@ -24,6 +24,7 @@ from typing import Any
 
 from pipeline.policy.check import goal_of
 from pipeline.runtime.task import Task
+from pipeline.runtime.verify import expected_refusals
 from pipeline.tools.specs import ToolSpec
 
 REFUSALS_OF_A_GOAL = ("status", "policy")
@@ -63,12 +64,8 @@ class Conflict:
 
 
 def _refusal_items(task: Task) -> list[dict[str, Any]]:
-    check = task.verifier.answer
-    if check is None or check.kind != "refuse":
-        return []
-    expected = check.expected
-    items = expected if isinstance(expected, (list, tuple)) else [expected]
-    return [dict(e) for e in items if isinstance(e, Mapping)]
+    """The refusals a task expects: a refusal's, or a report's ``refused`` (a request done in part)."""
+    return [e for e in expected_refusals(task.verifier.answer) if isinstance(e, Mapping)]
 
 
 def claims(task: Task, specs: Mapping[str, ToolSpec]) -> list[Claim]:
@@ -113,6 +110,24 @@ def conflicts(tasks: Iterable[Task], specs: Mapping[str, ToolSpec]) -> list[Conf
                 seen.add(key)
                 out.append(Conflict(claim.task, other, claim.table, claim.record, claim.status, str(claim.refused)))
     return out
+
+
+Seen = set[tuple[str, int, str]]
+"""(table, record, status) that kept tasks expect reached, or refused."""
+
+
+def contradicts(task: Task, reached: Seen, refused: Seen, specs: Mapping[str, ToolSpec]) -> bool:
+    """Whether ``task`` expects the opposite of what the tasks already kept expect: the build-time
+    form of :func:`conflicts`, one pass per candidate rather than a pass over every pair."""
+    return any(
+        (c.table, c.record, c.status) in (reached if c.refused is not None else refused) for c in claims(task, specs)
+    )
+
+
+def remember(task: Task, reached: Seen, refused: Seen, specs: Mapping[str, ToolSpec]) -> None:
+    """Add what a kept task expects to ``reached`` and ``refused``."""
+    for c in claims(task, specs):
+        (reached if c.refused is None else refused).add((c.table, c.record, c.status))
 
 
 def conflict_failures(tasks: Iterable[Task], specs: Mapping[str, ToolSpec]) -> dict[str, str]:

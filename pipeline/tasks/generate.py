@@ -26,6 +26,7 @@ from pipeline.policy.model import Policy
 from pipeline.progress import tick
 from pipeline.runtime.task import Task
 from pipeline.runtime.verify import Verifier, normalise_text
+from pipeline.tasks.consistency import contradicts, remember
 from pipeline.tasks.context import Context
 from pipeline.tasks.families import FAMILIES, Family
 from pipeline.tasks.model import Candidate, Skip, TaskSet
@@ -175,6 +176,10 @@ class _Build:
     out: TaskSet
     seen: set[str] = field(default_factory=set)
     """Normalised instructions already shipped: a repeat is dropped, whatever its family."""
+    reached: set[tuple[str, int, str]] = field(default_factory=set)
+    refused: set[tuple[str, int, str]] = field(default_factory=set)
+    """(table, record, status) the kept tasks expect reached or refused: a task expecting the opposite
+    of a kept one is dropped (``contradicts_task``), so one request on one record has one right outcome."""
 
 
 @dataclass(frozen=True)
@@ -211,11 +216,14 @@ def _attempt(build: _Build, slot: _Slot, attempt: int) -> str | None:
         return result
     if result.knobs.get("recoveries"):
         result = goal_stamps(ctx, result)
+    if contradicts(result, build.reached, build.refused, ctx.specs):
+        return "contradicts_task"
     reason, run = prove(result, build.initial, ctx.executor, build.scratch, build.replayer)
     if reason is not None:
         return reason
     if run is not None:
         out.exploits.add(run)
     build.seen.add(key)
+    remember(result, build.reached, build.refused, ctx.specs)
     out.tasks.append(result)
     return None
