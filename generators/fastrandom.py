@@ -23,6 +23,8 @@ __all__ = ["FastRandom"]
 
 T = TypeVar("T")
 
+_PLAIN_SEQUENCES = frozenset({list, tuple, range, str})
+
 
 class FastRandom(random.Random):
     """``random.Random`` whose integer draws skip the intermediate Python frames."""
@@ -75,18 +77,32 @@ class FastRandom(random.Random):
             x[i], x[j] = x[j], x[i]
 
     def sample(self, population: Sequence[T], k: int, *, counts: Any = None) -> list[T]:  # type: ignore[override]
-        """The small-pool branch of ``random.Random.sample`` inline; any other case is delegated."""
-        if counts is not None or type(k) is not int or not isinstance(population, Sequence):
+        """Both branches of ``random.Random.sample`` inline (pool and selected-set); ``counts=``
+        and errors are delegated. A list, tuple, range or str skips the ``Sequence`` check,
+        an ABC lookup that cost as much as the draws for a small sample."""
+        if counts is not None or type(k) is not int:
             return super().sample(population, k, counts=counts)
+        if type(population) not in _PLAIN_SEQUENCES and not isinstance(population, Sequence):
+            return super().sample(population, k)
         n = len(population)
         if not 0 <= k <= n:
             return super().sample(population, k)
         setsize = 21
         if k > 5:
             setsize += 4 ** ceil(log(k * 3, 4))
-        if n > setsize:
-            return super().sample(population, k)
         getrandbits = self.getrandbits
+        if n > setsize:
+            bits = n.bit_length()
+            selected: set[int] = set()
+            selected_add = selected.add
+            picked = []
+            for _ in range(k):
+                j = getrandbits(bits)
+                while j >= n or j in selected:  # Random's two loops make these same draws
+                    j = getrandbits(bits)
+                selected_add(j)
+                picked.append(population[j])
+            return picked
         pool = list(population)
         result = [pool[0]] * k if k else []
         for i in range(k):

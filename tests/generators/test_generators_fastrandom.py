@@ -14,7 +14,7 @@ def _calls(rng: random.Random, driver: random.Random) -> list[object]:
     """A long mixed stream of the overridden methods, arguments chosen by ``driver``."""
     out: list[object] = []
     for _ in range(3000):
-        kind = driver.randrange(7)
+        kind = driver.randrange(8)
         if kind == 0:
             a = driver.randint(-(10**12), 10**12)
             out.append(rng.randint(a, a + driver.choice((0, 1, 2, 5, 63, 64, 65, 10**9, 2**70))))
@@ -33,6 +33,10 @@ def _calls(rng: random.Random, driver: random.Random) -> list[object]:
         elif kind == 5:
             population = range(driver.choice((1, 5, 21, 30, 500)))
             out.append(rng.sample(population, driver.randint(0, min(len(population), 12))))
+        elif kind == 6:  # both branches at larger k, over every plain sequence type
+            size = driver.choice((3, 40, 200, 3000))
+            population = driver.choice((list(range(size)), tuple(range(size)), "x" * size, range(size)))
+            out.append(rng.sample(population, driver.randint(0, min(size, 150))))
         else:
             out.append(rng.random())
     return out

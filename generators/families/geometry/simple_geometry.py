@@ -61,9 +61,23 @@ def _angles(sides: int, unit: int, rng: random.Random) -> list[int]:
     """
     whole = 360 * unit
     cap = (180 - SMALLEST) * unit
+    # ``sorted(rng.sample(range(1, whole), sides - 1))`` with the sample's draws inline: its
+    # selected-set branch (the population, at least 359, is always over its pool size for
+    # at most 29 cuts), where a draw is repeated while out of range or already taken.
+    # About ten attempts per polygon, so the sample's frames were half the family's time.
+    population = whole - 1
+    bits = population.bit_length()
+    getrandbits = rng.getrandbits
+    count = sides - 1
     for _ in range(1000):
-        cuts = sorted(rng.sample(range(1, whole), sides - 1))
-        parts = [b - a for a, b in zip([0, *cuts], [*cuts, whole])]
+        selected: set[int] = set()
+        for _ in range(count):
+            j = getrandbits(bits)
+            while j >= population or j in selected:
+                j = getrandbits(bits)
+            selected.add(j)
+        cuts = sorted(selected)
+        parts = [b - a for a, b in zip([-1, *cuts], [*cuts, population])]
         if max(parts) <= cap:
             return [180 * unit - part for part in parts]
     raise ValueError("simple_geometry: no angle set found")
