@@ -129,7 +129,7 @@ _WORDS: dict[str, tuple[str, str]] = {
 }
 
 
-@dataclass
+@dataclass(slots=True)
 class Person:
     name: str
     male: bool
@@ -195,8 +195,27 @@ def relation(a: Person, b: Person) -> str | None:
     return None
 
 
+_STEPS = {n: tuple((m, m.bit_length()) for m in range(n, 0, -1)) for n in {len(MALE), len(FEMALE)}}
+"""Per pool size: the (range, bits) of each draw a full ``rng.sample`` of that pool makes."""
+
+
+def _permuted(names: list[str], rng: random.Random) -> list[str]:
+    """``rng.sample(names, len(names))`` with its draws inline (its pool branch: fewer than
+    85 names): the two name orders were half of the family's time, mostly call overhead."""
+    getrandbits = rng.getrandbits
+    pool = list(names)
+    out = []
+    for m, bits in _STEPS[len(names)]:
+        j = getrandbits(bits)
+        while j >= m:
+            j = getrandbits(bits)
+        out.append(pool[j])
+        pool[j] = pool[m - 1]
+    return out
+
+
 def _family(config: Config, rng: random.Random) -> list[Person]:
-    men, women = rng.sample(MALE, len(MALE)), rng.sample(FEMALE, len(FEMALE))
+    men, women = _permuted(MALE, rng), _permuted(FEMALE, rng)
 
     def person(male: bool) -> Person:
         return Person(men.pop() if male else women.pop(), male)
@@ -237,6 +256,9 @@ def _describe(people: list[Person], rng: random.Random) -> str:
     return " ".join(lines)
 
 
+_INVERSE = {"parent": "child", "grandparent": "grandchild", "pibling": "nibling", "parent_in_law": "child_in_law"}
+
+
 def pairs_by_kind(people: list[Person]) -> dict[str, list[tuple[Person, Person]]]:
     """Every (a, b) with a named relationship, built from the tree's structure.
 
@@ -244,15 +266,10 @@ def pairs_by_kind(people: list[Person]) -> dict[str, list[tuple[Person, Person]]
     trying every pair: generation stays fast as families grow.
     """
     out: dict[str, list[tuple[Person, Person]]] = {}
+    inverse = _INVERSE
 
     def add(kind: str, a: Person, b: Person) -> None:
         out.setdefault(kind, []).append((a, b))
-        inverse = {
-            "parent": "child",
-            "grandparent": "grandchild",
-            "pibling": "nibling",
-            "parent_in_law": "child_in_law",
-        }
         if kind in inverse:
             out.setdefault(inverse[kind], []).append((b, a))
 

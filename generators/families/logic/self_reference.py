@@ -17,6 +17,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 from typing import ClassVar
 
 from generators.base import Family, Knobs, Problem
@@ -87,41 +88,102 @@ def claim(statement: Statement, truths: tuple[bool, ...]) -> bool:
     raise ValueError(f"unknown statement kind {kind!r}")
 
 
+@cache
+def _count_table(n: int) -> dict[tuple[str, int], tuple[bool, ...]]:
+    """For ``n`` statements: each count or property statement ``(kind, a)`` -> its truth for
+    0..n true statements, read off :func:`claim`. Such a statement depends on that number
+    only, and the solver and the draws asked it hundreds of times per item."""
+    table: dict[tuple[str, int], tuple[bool, ...]] = {}
+    for kind in _COUNT_KINDS + _PROPERTY_KINDS:
+        for a in range(n + 1) if kind in _COUNT_KINDS else (0,):
+            table[kind, a] = tuple(claim((kind, a, 0), tuple(i < t for i in range(n))) for t in range(n + 1))
+    return table
+
+
+@cache
+def _combos_by_ones(refs: int) -> dict[int, list[int]]:
+    """The ``refs``-bit masks grouped by how many bits they set."""
+    by_ones: dict[int, list[int]] = {}
+    for combo in range(1 << refs):
+        by_ones.setdefault(combo.bit_count(), []).append(combo)
+    return by_ones
+
+
+def _holds(statement: Statement, truths: tuple[bool, ...] | list[bool], true_count: int) -> bool:
+    """:func:`claim` with the number of true statements already counted (a table look-up
+    for count and property kinds)."""
+    kind, a, b = statement
+    if kind == "is_true":
+        return truths[a]
+    if kind == "is_false":
+        return not truths[a]
+    if kind == "either":
+        return truths[a] != truths[b]
+    return _count_table(len(truths))[kind, a][true_count]
+
+
 def solutions(statements: list[Statement], limit: int = 2) -> list[tuple[bool, ...]]:
     """Consistent truth assignments (up to ``limit``). Statements about counts are decided by
     the number of true statements, so only that number and the truth of the referring
     statements are enumerated."""
     n = len(statements)
+    table = _count_table(n)
     refs = [i for i, s in enumerate(statements) if s[0] in _REFERENCE_KINDS]
-    by_ones: dict[int, list[int]] = {}
-    for combo in range(1 << len(refs)):
-        by_ones.setdefault(combo.bit_count(), []).append(combo)
+    ref_statements = [(i, statements[i]) for i in refs]
+    count_rows = [None if s[0] in _REFERENCE_KINDS else table[s[0], s[1]] for s in statements]
+    by_ones = _combos_by_ones(len(refs))
     found: list[tuple[bool, ...]] = []
     for true_count in range(n + 1):
-        fake = tuple(i < true_count for i in range(n))  # any assignment with this many true
-        fixed = [False if i in refs else claim(s, fake) for i, s in enumerate(statements)]
+        fixed = [False if row is None else row[true_count] for row in count_rows]
         # The references must supply exactly the true statements the count ones leave over.
         for combo in by_ones.get(true_count - sum(fixed), []):
             truths = list(fixed)
             for k, i in enumerate(refs):
                 truths[i] = bool(combo >> k & 1)
-            full = tuple(truths)
             # Count statements already agree with true_count; only the references need checking.
-            if all(claim(statements[i], full) == full[i] for i in refs):
-                found.append(full)
+            for i, (kind, a, b) in ref_statements:
+                if kind == "is_true":
+                    holds = truths[a]
+                elif kind == "is_false":
+                    holds = not truths[a]
+                else:
+                    holds = truths[a] != truths[b]
+                if holds != truths[i]:
+                    break
+            else:
+                found.append(tuple(truths))
                 if len(found) >= limit:
                     return found
     return found
 
 
+_COUNT_AND_PROPERTY_KINDS = _COUNT_KINDS + _PROPERTY_KINDS
+
+
+@cache
+def _others(n: int, index: int) -> tuple[int, ...]:
+    """The statements other than ``index``, which a reference may name (built once)."""
+    return tuple(i for i in range(n) if i != index)
+
+
 def _draw(config: Config, index: int, n: int, rng: random.Random) -> Statement:
     if config.tiers >= 3 and rng.random() < config.reference_rate:
         kind = rng.choice(_REFERENCE_KINDS)
-        others = [i for i in range(n) if i != index]
-        a, b = rng.sample(others, 2)
+        # rng.sample(others, 2) with its two draws inline (its pool branch, n <= 10).
+        others = _others(n, index)
+        getrandbits = rng.getrandbits
+        m = len(others)
+        bits = m.bit_length()
+        j = getrandbits(bits)
+        while j >= m:
+            j = getrandbits(bits)
+        bits = (m - 1).bit_length()
+        k = getrandbits(bits)
+        while k >= m - 1:
+            k = getrandbits(bits)
+        a, b = others[j], others[m - 1] if k == j else others[k]
         return (kind, min(a, b), max(a, b)) if kind == "either" else (kind, a, 0)
-    kinds = _COUNT_KINDS + (_PROPERTY_KINDS if config.tiers >= 2 else ())
-    kind = rng.choice(kinds)
+    kind = rng.choice(_COUNT_AND_PROPERTY_KINDS if config.tiers >= 2 else _COUNT_KINDS)
     return (kind, rng.randint(0, n), 0) if kind in _COUNT_KINDS else (kind, 0, 0)
 
 
@@ -152,11 +214,12 @@ def generate(config: Config, rng: random.Random) -> Problem:
         for i in rng.sample(range(n), rng.randint(1, n - 1)):
             planted[i] = True
         truths = tuple(planted)
+        true_count = sum(truths)
         statements = []
         for i in range(n):
             for _ in range(50):
                 statement = _draw(config, i, n, rng)
-                if claim(statement, truths) == truths[i]:
+                if _holds(statement, truths, true_count) == truths[i]:
                     break
             statements.append(statement)
         found = solutions(statements)
