@@ -16,6 +16,7 @@ import random
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, ClassVar
 
 from generators.answers import ANSWER_ERRORS
@@ -77,17 +78,30 @@ def _variable_masks(n: int) -> list[int]:
     return masks
 
 
-def models(n: int, clauses: list[Clause]) -> int:
-    """Bitset of all satisfying assignments (bit ``i``: variable ``j+1`` = bit ``j`` of ``i``)."""
+@cache
+def _literal_masks(n: int) -> dict[int, int]:
+    """Literal (``j`` or ``-j``) -> bitset of the assignments making it true, built once per
+    ``n``: ``models`` runs several times per item, up to a hundred for an UNSAT core."""
     masks = _variable_masks(n)
     full = (1 << (1 << n)) - 1
-    result = full
+    out = {}
+    for j, mask in enumerate(masks, 1):
+        out[j] = mask
+        out[-j] = full ^ mask
+    return out
+
+
+def models(n: int, clauses: list[Clause]) -> int:
+    """Bitset of all satisfying assignments (bit ``i``: variable ``j+1`` = bit ``j`` of ``i``)."""
+    literal = _literal_masks(n)
+    result = (1 << (1 << n)) - 1
     for clause in clauses:
         sat = 0
         for lit in clause:
-            m = masks[abs(lit) - 1]
-            sat |= m if lit > 0 else full ^ m
+            sat |= literal[lit]
         result &= sat
+        if not result:
+            return 0
     return result
 
 
@@ -121,12 +135,29 @@ def is_minimal_core(n: int, clauses: list[Clause], numbers: list[int]) -> bool:
 def generate(config: Config, rng: random.Random) -> Problem:
     n = config.num_vars
     want_sat = rng.random() < config.sat_rate
+    # ``sorted(rng.sample(range(1, n + 1), width))`` below has its draws made inline (the
+    # sample's pool branch: n <= 16), one frame per clause instead of three.
+    variables = range(1, n + 1)
+    steps = [(m, m.bit_length()) for m in range(n, n - config.clause_width, -1)]
+    getrandbits = rng.getrandbits
+    uniform = rng.random
     for _ in range(_MAX_TRIES):
         clauses: list[Clause] = []
+        seen: set[tuple[int, ...]] = set()
         while len(clauses) < config.num_clauses:  # distinct clauses; check() ensures enough
-            chosen = sorted(rng.sample(range(1, n + 1), config.clause_width))
-            clause = [v if rng.random() < 0.5 else -v for v in chosen]
-            if clause not in clauses:
+            pool = list(variables)
+            chosen = []
+            for m, bits in steps:
+                j = getrandbits(bits)
+                while j >= m:
+                    j = getrandbits(bits)
+                chosen.append(pool[j])
+                pool[j] = pool[m - 1]
+            chosen.sort()
+            clause = [v if uniform() < 0.5 else -v for v in chosen]
+            key = tuple(clause)
+            if key not in seen:
+                seen.add(key)
                 clauses.append(clause)
         found = models(n, clauses)
         if (found != 0) == want_sat:
