@@ -16,7 +16,9 @@ rare.
 
 from __future__ import annotations
 
+import bisect
 import functools
+import itertools
 import math
 import random
 from dataclasses import dataclass
@@ -62,6 +64,7 @@ _LETTERS = "ABCDE"
 _FOLLOW_WEIGHTS = {shown: tuple(math.comb(shown, k) for k in range(shown + 1)) for shown in range(2, 6)}
 """Weights of how many shown conclusions follow (index = count): binomial, so that every
 set of letters, "none" included, is equally likely (1 in 16 with four shown)."""
+_FOLLOW_CUMULATIVE = {shown: list(itertools.accumulate(weights)) for shown, weights in _FOLLOW_WEIGHTS.items()}
 
 
 @dataclass(frozen=True)
@@ -293,7 +296,8 @@ def _pick_conclusions(
     bad: list[Statement] = []
     getrandbits, bits = rng.getrandbits, n.bit_length()
     attempts = 2 * n
-    while (len(good) < wanted or len(bad) < need_bad) and attempts:
+    missing_good, missing_bad = wanted, need_bad  # counters, not len() per draw
+    while (missing_good or missing_bad) and attempts:
         attempts -= 1
         r = getrandbits(bits)
         while r >= n:
@@ -306,13 +310,19 @@ def _pick_conclusions(
             follows = not mask & allowed
         else:
             rest = allowed & ~mask
-            follows = not all(need & rest for need in needs)
+            follows = False
+            for need in needs:
+                if not need & rest:
+                    follows = True
+                    break
         if follows:
-            if len(good) < wanted:
+            if missing_good:
                 good.append(candidates[r])
-        elif len(bad) < need_bad:
+                missing_good -= 1
+        elif missing_bad:
             bad.append(candidates[r])
-    if len(good) < wanted or len(bad) < need_bad:
+            missing_bad -= 1
+    if missing_good or missing_bad:
         return None
     return good, bad
 
@@ -320,7 +330,10 @@ def _pick_conclusions(
 def generate(config: Config, rng: random.Random) -> Problem:
     # How many of the shown conclusions follow, weighted so that every exact set of
     # letters (and "none") is equally likely, whatever a policy answers without reading.
-    wanted = rng.choices(range(config.shown + 1), weights=_FOLLOW_WEIGHTS[config.shown])[0]
+    # ``rng.choices(range(shown + 1), weights=...)[0]`` as ``random.Random.choices`` computes
+    # it (one ``random()``, a bisect of the running sums), with the running sums built once.
+    cumulative = _FOLLOW_CUMULATIVE[config.shown]
+    wanted = bisect.bisect(cumulative, rng.random() * (cumulative[-1] + 0.0), 0, config.shown)
     imp = config.existential_import
     for _ in range(_MAX_TRIES):
         premises, num_terms = _draw(config, wanted > 0, rng)
