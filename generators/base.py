@@ -71,13 +71,27 @@ class Knobs:
         return dataclasses.asdict(self)
 
 
-@dataclass(frozen=True)
+_NO_EXTRA: Mapping[str, Any] = {}
+
+
+@dataclass(frozen=True, init=False)
 class Problem:
-    """What ``generate`` returns: the question, the gold answer as text, extra metadata."""
+    """What ``generate`` returns: the question, the gold answer as text, extra metadata.
+
+    Built once per item: ``__init__`` fills the instance dict directly instead of the
+    frozen dataclass's three ``object.__setattr__`` calls (half the cost); the instance
+    stays frozen, compared and printed field by field.
+    """
 
     question: str
     answer: str
     extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def __init__(self, question: str, answer: str, extra: Mapping[str, Any] = _NO_EXTRA) -> None:
+        fields = self.__dict__
+        fields["question"] = question
+        fields["answer"] = answer
+        fields["extra"] = {} if extra is _NO_EXTRA else extra
 
 
 @dataclass(frozen=True)
@@ -146,13 +160,13 @@ class SeedStream:
     part is built ahead.
     """
 
-    __slots__ = ("_prefix",)
+    __slots__ = ("prefix",)
 
     def __init__(self, family: str, config: Mapping[str, Any]) -> None:
-        self._prefix = '{"config":' + canonical_json(dict(config)) + ',"family":' + canonical_json(family) + ',"index":'
+        self.prefix = '{"config":' + canonical_json(dict(config)) + ',"family":' + canonical_json(family) + ',"index":'
 
     def seed(self, seed: int, index: int) -> int:
         if type(seed) is not int or type(index) is not int:  # bools, int subclasses: the slow, exact path
             raise TypeError("SeedStream takes plain ints")
-        payload = f'{self._prefix}{index},"seed":{seed}}}'
+        payload = f'{self.prefix}{index},"seed":{seed}}}'
         return int.from_bytes(hashlib.sha256(payload.encode()).digest()[:8], "big")

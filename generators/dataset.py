@@ -201,6 +201,7 @@ def _stream(family: Family, config: Knobs) -> tuple[dict[str, Any], SeedStream |
 
 _LOCAL = threading.local()
 _C_SEED = _random.Random.seed
+_sha256 = hashlib.sha256
 
 
 def _seeded(seed: int) -> random.Random:
@@ -227,23 +228,33 @@ def make_item(
     depends on the knobs only, so difficulty 2.0 and level 2 give the same question.
     """
     knobs, stream = _stream(family, config)
-    try:
-        item_seed = stream.seed(seed, index) if stream is not None else derive_seed(family.name, knobs, seed, index)
-    except TypeError:
+    if stream is not None and type(seed) is int and type(index) is int:
+        # SeedStream.seed inline (the same payload and hash): this runs once per item.
+        payload = f'{stream.prefix}{index},"seed":{seed}}}'
+        item_seed = int.from_bytes(_sha256(payload.encode()).digest()[:8], "big")
+    else:  # bools, int subclasses, unhashable knobs: the slow, exact path
         item_seed = derive_seed(family.name, knobs, seed, index)
-    problem = family.generate(config, _seeded(item_seed))
+    rng = _LOCAL.__dict__.get("rng")
+    if rng is None:
+        rng = _seeded(item_seed)
+    else:  # _seeded inline
+        _C_SEED(rng, item_seed)
+        rng.gauss_next = None
+    problem = family.generate(config, rng)
     metadata: dict[str, Any] = {
         "family": family.name,
         "level": level,
-        "knobs": dict(knobs),
+        "knobs": knobs.copy(),
         "seed": seed,
         "index": index,
         "generator_version": GENERATOR_VERSION,
     }
     if difficulty is not None:
         metadata["difficulty"] = difficulty
-    for key, value in problem.extra.items():
-        metadata.setdefault(key, value)
+    extra = problem.extra
+    if extra:
+        for key, value in extra.items():
+            metadata.setdefault(key, value)
     return {"question": problem.question, "answer": problem.answer, "metadata": metadata}
 
 
