@@ -11,10 +11,9 @@ import random
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any, ClassVar
 
-from generators.answers import ANSWER_ERRORS, extract_answer, format_number, parse_number
+from generators.answers import ANSWER_ERRORS, extract_answer, parse_number
 from generators.base import Family, Knobs, Problem
 
 NAME = "fraction_simplify"
@@ -71,7 +70,6 @@ def generate(config: Config, rng: random.Random) -> Problem:
         den = rng.randint(2, config.max_denominator)
         num = rng.randint(1, 3 * den)
         factor = rng.randint(2, config.max_factor)
-        value = Fraction(num, den)
         shown = f"{num * factor}/{den * factor}"
         question = f"Simplify the fraction {shown} to lowest terms."
     else:
@@ -96,10 +94,12 @@ def generate(config: Config, rng: random.Random) -> Problem:
                 num, den = num * term_den, den * term_num
             grouped = op in "*/" and ("+" in shown or "-" in shown)
             shown = f"({shown}) {op} {text}" if grouped else f"{shown} {op} {text}"
-        value = Fraction(num, den)
         question = f"Compute {shown} and simplify the result to lowest terms."
     question += " Give an integer or a fraction p/q in lowest terms."
-    return Problem(question, format_number(value), {"expression": shown})
+    # Lowest terms by one gcd (den > 0 throughout), the text ``format_number(Fraction(num, den))`` gives.
+    common = math.gcd(num, den)
+    num, den = num // common, den // common
+    return Problem(question, str(num) if den == 1 else f"{num}/{den}", {"expression": shown})
 
 
 def score(answer_text: str, item: Mapping[str, Any]) -> float:

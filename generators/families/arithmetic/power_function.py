@@ -14,10 +14,11 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass
-from fractions import Fraction
+from functools import cache
+from math import gcd
 from typing import Any, ClassVar
 
-from generators.answers import format_number, score_exact_value
+from generators.answers import score_exact_value
 from generators.base import Family, Knobs, Problem
 
 NAME = "power_function"
@@ -50,25 +51,40 @@ LEVELS = (
 )
 
 
+@cache
+def _tenths(max_base: int) -> tuple[int, ...]:
+    """Decimal bases in tenths up to a quarter of ``max_base``, whole numbers left out."""
+    return tuple(v for v in range(1, 10 * max_base // 4 + 1) if v % 10)
+
+
 def generate(config: Config, rng: random.Random) -> Problem:
+    # The power is computed on a numerator/denominator pair in lowest terms (a power of
+    # such a pair stays in lowest terms), the same value and text as with ``Fraction``.
     if rng.random() < config.decimal_bases:
-        tenths = rng.choice([v for v in range(1, 10 * config.max_base // 4 + 1) if v % 10])
-        base = Fraction(tenths, 10)
+        tenths = rng.choice(_tenths(config.max_base))
+        common = gcd(tenths, 10)
+        numerator, denominator = tenths // common, 10 // common
         shown = f"{tenths // 10}.{tenths % 10}"
         exponent_cap = max(2, config.max_exponent // 2)
     else:
-        base = Fraction(rng.randint(2, config.max_base))
-        shown = str(base.numerator)
+        numerator, denominator = rng.randint(2, config.max_base), 1
+        shown = str(numerator)
         exponent_cap = config.max_exponent
     if rng.random() < 0.3:
-        base, shown = -base, f"-{shown}"
+        numerator, shown = -numerator, f"-{shown}"
     exponent = rng.randint(2 if exponent_cap > 2 else 1, exponent_cap)
     if rng.random() < config.negative_exponents:
         exponent = -exponent
-    value = base**exponent
-    kind = "an integer" if value.denominator == 1 else "a fraction in lowest terms or an exact decimal"
+    if exponent >= 0:
+        top, bottom = numerator**exponent, denominator**exponent
+    else:
+        top, bottom = denominator**-exponent, numerator**-exponent
+        if bottom < 0:
+            top, bottom = -top, -bottom
+    text = str(top) if bottom == 1 else f"{top}/{bottom}"
+    kind = "an integer" if bottom == 1 else "a fraction in lowest terms or an exact decimal"
     question = f"Compute ({shown})^({exponent}) exactly. Give {kind}, with no rounding."
-    return Problem(question, format_number(value), {"value": format_number(value)})
+    return Problem(question, text, {"value": text})
 
 
 def score(answer_text: str, item: Mapping[str, Any]) -> float:

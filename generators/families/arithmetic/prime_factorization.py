@@ -7,7 +7,6 @@ generation never factors anything. Scoring parses the factor multiset, so ``2^3 
 
 from __future__ import annotations
 
-import math
 import random
 import re
 from collections import Counter
@@ -85,12 +84,19 @@ def parse_factors(text: str) -> Counter[int] | None:
 def generate(config: Config, rng: random.Random) -> Problem:
     primes = primes_up_to(config.max_prime)
     count = rng.randint(config.min_factors, config.max_factors)
-    choice = rng.choice
-    picks = [choice(primes) for _ in range(count)]
-    factors: dict[int, int] = {}
-    for p in picks:  # a plain dict: Counter's constructor costs more than these few items
+    # ``rng.choice(primes)`` per factor with its draws inline (same getrandbits calls).
+    getrandbits = rng.getrandbits
+    size = len(primes)
+    bits = size.bit_length()
+    factors: dict[int, int] = {}  # a plain dict: Counter's constructor costs more than these few items
+    number = 1
+    for _ in range(count):
+        r = getrandbits(bits)
+        while r >= size:
+            r = getrandbits(bits)
+        p = primes[r]
         factors[p] = factors.get(p, 0) + 1
-    number = math.prod(picks)
+        number *= p
     question = (
         f"Find the prime factorization of {number}. Write it as a product of prime powers in "
         "increasing order, for example 2^3 * 3^2 * 5."
