@@ -59,41 +59,53 @@ def format_complex(real: int, imag: int) -> str:
     return f"{real} {'-' if imag < 0 else '+'} {body}"
 
 
-def _part(config: Config, rng: random.Random, *, nonzero: bool = False) -> complex:
+def _part(config: Config, rng: random.Random, *, nonzero: bool = False) -> tuple[int, int]:
+    """(real, imaginary) drawn as two ``rng.randint(-max_part, max_part)`` (draws inline)."""
+    span = 2 * config.max_part + 1
+    low = -config.max_part
+    bits = span.bit_length()
+    getrandbits = rng.getrandbits
     while True:
-        z = complex(rng.randint(-config.max_part, config.max_part), rng.randint(-config.max_part, config.max_part))
-        if z.imag != 0 and (z.real != 0 or not nonzero):
-            return z
-
-
-def _as_ints(z: complex) -> tuple[int, int]:
-    return int(z.real), int(z.imag)
+        real = getrandbits(bits)
+        while real >= span:
+            real = getrandbits(bits)
+        imag = getrandbits(bits)
+        while imag >= span:
+            imag = getrandbits(bits)
+        if imag + low != 0 and (real + low != 0 or not nonzero):
+            return real + low, imag + low
 
 
 def generate(config: Config, rng: random.Random) -> Problem:
+    # Gaussian integers as int pairs: the same values ``complex`` arithmetic gave (every
+    # part stays far below 2**53, where floats are exact), without float round trips.
     ops = _OPERATIONS[: config.operations]
-    value = _part(config, rng, nonzero=True)
-    text = f"({format_complex(*_as_ints(value))})"
+    real, imag = _part(config, rng, nonzero=True)
+    text = f"({format_complex(real, imag)})"
     compound = False
     for _ in range(config.operands - 1):
         op = rng.choice(ops)
         if op == "/":
             # value / w must stay a Gaussian integer: pick the quotient, rebuild the dividend.
-            w = _part(config, rng, nonzero=True)
-            quotient = _part(config, rng)
-            dividend = quotient * w
+            w_real, w_imag = _part(config, rng, nonzero=True)
+            q_real, q_imag = _part(config, rng)
+            dividend = format_complex(q_real * w_real - q_imag * w_imag, q_real * w_imag + q_imag * w_real)
             # Only a fresh exact division is added: expr + dividend / w keeps integer parts.
-            text = f"{text} + ({format_complex(*_as_ints(dividend))}) / ({format_complex(*_as_ints(w))})"
-            value = value + quotient
+            text = f"{text} + ({dividend}) / ({format_complex(w_real, w_imag)})"
+            real, imag = real + q_real, imag + q_imag
             compound = True
             continue
-        w = _part(config, rng)
+        w_real, w_imag = _part(config, rng)
         if op == "*" and compound:
             text = f"({text})"  # multiply the whole running expression, not its last operand
-        text = f"{text} {op} ({format_complex(*_as_ints(w))})"
-        value = value + w if op == "+" else value - w if op == "-" else value * w
+        text = f"{text} {op} ({format_complex(w_real, w_imag)})"
+        if op == "+":
+            real, imag = real + w_real, imag + w_imag
+        elif op == "-":
+            real, imag = real - w_real, imag - w_imag
+        else:
+            real, imag = real * w_real - imag * w_imag, real * w_imag + imag * w_real
         compound = True
-    real, imag = _as_ints(value)
     question = (
         f"Compute {text}, where i is the imaginary unit (i^2 = -1).\n"
         "Give the result in the form a + bi with integers a and b (for example 3 - 4i, or just 5 or -2i)."
