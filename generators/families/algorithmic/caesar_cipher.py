@@ -120,11 +120,7 @@ def _ambiguous(cipher: str, shift: int, crib: str | None) -> bool:
         present = set(words)
         return any(other != shift and shift_text(crib, other) in present for other in range(1, 26))
     first, rest = words[0], words[1:]
-    if not _LOWER_ONLY.fullmatch(first):  # pragma: no cover - ciphertexts are letters and spaces
-        others: Iterable[int] = range(1, 26)
-    else:  # only the shifts that turn the first word into a word: one per word of its shape
-        others = {(ord(first[0]) - ord(word[0])) % 26 for word in _BY_SHAPE.get(_shape(first), ())}
-    for other in others:
+    for other in _first_word_shifts(first):
         if other == shift or other == 0:
             continue
         table = _SHIFT_TABLES[-other % 26]
@@ -134,6 +130,15 @@ def _ambiguous(cipher: str, shift: int, crib: str | None) -> bool:
 
 
 _LOWER_ONLY = re.compile("[a-z]+")
+
+
+def _first_word_shifts(first: str) -> Iterable[int]:
+    """The shifts that may turn ``first`` into a word: one per first letter among the
+    words of its shape (every shift for a word that is not all lowercase letters)."""
+    if not _LOWER_ONLY.fullmatch(first):  # pragma: no cover - ciphertexts are letters and spaces
+        return range(1, 26)
+    start = ord(first[0])
+    return {(start - letter) % 26 for letter in _FIRST_LETTERS.get(_shape(first), ())}
 
 
 def _shape(word: str) -> bytes:
@@ -152,6 +157,9 @@ def _shapes() -> dict[bytes, tuple[str, ...]]:
 
 _BY_SHAPE = _shapes()
 """Dictionary words by shape: the words a shifted word can decode to are those of its shape."""
+_FIRST_LETTERS = {shape: tuple(sorted({ord(word[0]) for word in words})) for shape, words in _BY_SHAPE.items()}
+"""Per shape, the first letters (as code points) of its words: the candidate shifts of a
+first word of that shape are read from these (at most 26) instead of from every word."""
 
 
 def generate(config: Config, rng: random.Random) -> Problem:

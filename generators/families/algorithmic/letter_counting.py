@@ -65,7 +65,16 @@ def generate(config: Config, rng: random.Random) -> Problem:
         word = rng.choice(pools[min(remaining, len(pools))])
         words.append(word)
         remaining -= word.count(letter)
-    words += [rng.choice(WITHOUT[letter]) for _ in range(config.filler_words)]
+    # ``rng.choice(WITHOUT[letter])`` per filler word, its draws inline (same getrandbits calls).
+    filler = WITHOUT[letter]
+    size = len(filler)
+    bits = size.bit_length()
+    getrandbits = rng.getrandbits
+    for _ in range(config.filler_words):
+        r = getrandbits(bits)
+        while r >= size:
+            r = getrandbits(bits)
+        words.append(filler[r])
     rng.shuffle(words)
     passage = " ".join(words)
     if passage.count(letter) != target:
