@@ -53,17 +53,24 @@ LEVELS = (
 
 
 def isomorphic(s: str, t: str) -> bool:
+    """Equal lengths and as many distinct (s, t) letter pairs as distinct letters on each
+    side: then every letter maps one to one (set sizes in C, no Python loop per letter)."""
     if len(s) != len(t):
         return False
-    forward: dict[str, str] = {}
-    backward: dict[str, str] = {}
-    return all(forward.setdefault(a, b) == b and backward.setdefault(b, a) == a for a, b in zip(s, t))
+    pairs = len(set(zip(s, t)))
+    return pairs == len(set(s)) == len(set(t))
+
+
+_OTHER_LETTERS = {ch: tuple(other for other in string.ascii_lowercase if other != ch) for ch in string.ascii_lowercase}
+"""Per letter, the alphabet without it (the replacement a broken pair draws from)."""
 
 
 def _pair(config: Config, rng: random.Random, want: bool) -> tuple[str, str]:
     length = rng.randint(config.min_length, config.max_length)
     letters = string.ascii_lowercase
-    source = "".join(rng.choices(letters[: config.alphabet], k=length))
+    # ``rng.choices(alphabet, k=length)`` as random.Random.choices draws it (floor(random() * n)).
+    pool, size, uniform = letters[: config.alphabet], float(config.alphabet), rng.random
+    source = "".join([pool[int(uniform() * size)] for _ in range(length)])
     used = sorted(set(source))
     mapping = dict(zip(used, rng.sample(letters, len(used))))
     target = [mapping[ch] for ch in source]
@@ -71,7 +78,7 @@ def _pair(config: Config, rng: random.Random, want: bool) -> tuple[str, str]:
         for _ in range(200):
             broken = target[:]
             position = rng.randrange(length)
-            broken[position] = rng.choice([ch for ch in letters if ch != target[position]])
+            broken[position] = rng.choice(_OTHER_LETTERS[target[position]])
             if not isomorphic(source, "".join(broken)):
                 target = broken
                 break
