@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 
 from generators.dataset import create_dataset, score
+from generators.families.arithmetic import count_bits
+from generators.fastrandom import FastRandom
 
 NAME = "count_bits"
 
@@ -35,3 +38,17 @@ def test_exploits_score_zero() -> None:
         "1" * 1_000_000,
     ):
         assert score(NAME, wrong, item) == 0.0, wrong[:40]
+
+
+def test_inline_draws_match_random_sample_at_every_width() -> None:
+    """generate draws the sample inline (both of Random.sample's branches): same number and
+    generator state as ``sum(1 << p for p in Random(s).sample(range(bits), ones))``."""
+    for bits in range(12, 129, 3):
+        config = count_bits.Config(bits=bits)
+        for seed in range(25):
+            fast, plain = FastRandom(seed), random.Random(seed)
+            problem = count_bits.generate(config, fast)
+            ones = plain.randint(1, bits)
+            number = sum(1 << p for p in plain.sample(range(bits), ones))
+            assert problem.extra["number"] == str(number)
+            assert fast.getstate() == plain.getstate()

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from functools import cache
+from math import ceil, log
 from typing import ClassVar
 
 from generators.base import Family, Knobs, Problem
@@ -35,9 +37,35 @@ LEVELS = (
 )
 
 
+@cache
+def _pool_limit(k: int) -> int:
+    """The largest population ``random.Random.sample`` draws ``k`` from by its pool branch."""
+    return 21 + (4 ** ceil(log(k * 3, 4)) if k > 5 else 0)
+
+
 def generate(config: Config, rng: random.Random) -> Problem:
-    ones = rng.randint(1, config.bits)
-    number = sum(1 << position for position in rng.sample(range(config.bits), ones))
+    bits = config.bits
+    ones = rng.randint(1, bits)
+    # ``sum(1 << p for p in rng.sample(range(bits), ones))`` with the sample's draws inline,
+    # in whichever of its two branches ``random.Random.sample`` takes for these sizes.
+    getrandbits = rng.getrandbits
+    number = 0
+    if bits <= _pool_limit(ones):
+        pool = list(range(bits))
+        for m in range(bits, bits - ones, -1):
+            width = m.bit_length()
+            j = getrandbits(width)
+            while j >= m:
+                j = getrandbits(width)
+            number |= 1 << pool[j]
+            pool[j] = pool[m - 1]
+    else:  # the selected-set branch: the number's own bits are the set
+        width = bits.bit_length()
+        for _ in range(ones):
+            j = getrandbits(width)
+            while j >= bits or number >> j & 1:
+                j = getrandbits(width)
+            number |= 1 << j
     question = f"How many 1 bits are there in the binary representation of the number {number}? Give a single integer."
     return Problem(question, str(ones), {"number": str(number)})
 
