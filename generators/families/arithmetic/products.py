@@ -40,14 +40,33 @@ LEVELS = (
 )
 
 
+_LOWEST = {digits: max(2, 10 ** (digits - 1)) for digits in range(1, 9)}
+_VALUE_RANGES = {digits: (low, 10**digits - low) for digits, low in _LOWEST.items()}
+"""Per digit count: the lowest value and how many values there are (a ``randint`` range)."""
+
+
 def generate(config: Config, rng: random.Random) -> Problem:
+    # Both ``rng.randint`` calls per term with their draws inline (same getrandbits calls).
+    getrandbits, uniform = rng.getrandbits, rng.random
+    low_digits = config.min_digits
+    digit_span = config.max_digits - low_digits + 1
+    digit_bits = digit_span.bit_length()
+    negative_share = config.negative_share
     numbers = []
-    for _ in range(config.terms):
-        digits = rng.randint(config.min_digits, config.max_digits)
-        value = rng.randint(max(2, 10 ** (digits - 1)), 10**digits - 1)
-        numbers.append(-value if rng.random() < config.negative_share else value)
     product = 1
-    for value in numbers:
+    for _ in range(config.terms):
+        r = getrandbits(digit_bits)
+        while r >= digit_span:
+            r = getrandbits(digit_bits)
+        low, span = _VALUE_RANGES[low_digits + r]
+        width = span.bit_length()
+        r = getrandbits(width)
+        while r >= span:
+            r = getrandbits(width)
+        value = low + r
+        if uniform() < negative_share:
+            value = -value
+        numbers.append(value)
         product *= value
     shown = " * ".join(f"({v})" if v < 0 else str(v) for v in numbers)
     return Problem(f"Calculate {shown}. Give the exact integer.", str(product), {"numbers": numbers})
