@@ -46,7 +46,16 @@ LEVELS = (
 
 def generate(config: Config, rng: random.Random) -> Problem:
     pool = words_by_length(WORDS, config.min_length, config.max_length)
-    text = " ".join(rng.choice(pool) for _ in range(config.words))
+    # ``rng.choice(pool)`` per word with its draws inline (same getrandbits calls).
+    getrandbits, size = rng.getrandbits, len(pool)
+    bits = size.bit_length()
+    words = []
+    for _ in range(config.words):
+        r = getrandbits(bits)
+        while r >= size:
+            r = getrandbits(bits)
+        words.append(pool[r])
+    text = " ".join(words)
     what = "word" if config.words == 1 else "phrase (as one string, spaces included)"
     question = f'Spell this {what} backwards: "{text}".\nGive the reversed text only.'
     return Problem(question, text[::-1], {"text": text})

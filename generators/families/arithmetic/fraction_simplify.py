@@ -75,14 +75,39 @@ def generate(config: Config, rng: random.Random) -> Problem:
     else:
         # Exact rational arithmetic on a numerator/denominator pair, reduced once at the end
         # (a Fraction per step normalised by gcd every time; the value is the same).
-        randint, choice = rng.randint, rng.choice
-        den = randint(2, config.max_denominator)
-        num = randint(1, 2 * den)
+        # Each ``randint`` / ``choice`` with its draws inline (same getrandbits calls).
+        getrandbits = rng.getrandbits
+        operators = config.operators
+        op_count = len(operators)
+        op_bits = op_count.bit_length()
+        den_span = config.max_denominator - 1
+        den_bits = den_span.bit_length()
+        r = getrandbits(den_bits)
+        while r >= den_span:
+            r = getrandbits(den_bits)
+        den = 2 + r
+        span = 2 * den
+        bits = span.bit_length()
+        r = getrandbits(bits)
+        while r >= span:
+            r = getrandbits(bits)
+        num = 1 + r
         shown = f"{num}/{den}"
         for _ in range(config.terms - 1):
-            op = choice(config.operators)
-            term_den = randint(2, config.max_denominator)
-            term_num = randint(1, 2 * term_den)
+            r = getrandbits(op_bits)
+            while r >= op_count:
+                r = getrandbits(op_bits)
+            op = operators[r]
+            r = getrandbits(den_bits)
+            while r >= den_span:
+                r = getrandbits(den_bits)
+            term_den = 2 + r
+            span = 2 * term_den
+            bits = span.bit_length()
+            r = getrandbits(bits)
+            while r >= span:
+                r = getrandbits(bits)
+            term_num = 1 + r
             text = f"{term_num}/{term_den}"
             if op == "+":
                 num, den = num * term_den + term_num * den, den * term_den
