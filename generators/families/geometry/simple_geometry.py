@@ -11,7 +11,6 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any, ClassVar
 
 from generators.answers import ANSWER_ERRORS
@@ -77,18 +76,24 @@ def _angles(sides: int, unit: int, rng: random.Random) -> list[int]:
                 j = getrandbits(bits)
             selected.add(j)
         cuts = sorted(selected)
-        parts = [b - a for a, b in zip([-1, *cuts], [*cuts, population])]
-        if max(parts) <= cap:
-            return [180 * unit - part for part in parts]
+        previous = -1
+        for cut in cuts:  # a part over the cap rejects the set: no list of parts built first
+            if cut - previous > cap:
+                break
+            previous = cut
+        else:
+            if population - previous <= cap:
+                parts = [b - a for a, b in zip([-1, *cuts], [*cuts, population])]
+                return [180 * unit - part for part in parts]
     raise ValueError("simple_geometry: no angle set found")
 
 
 def _show(value: int, unit: int) -> str:
-    whole = Fraction(value, unit)
     if unit == 1:
         return str(value)
     places = len(str(unit)) - 1
-    return f"{float(whole):.{places}f}"
+    # int / int is the correctly rounded float of value/unit, as float(Fraction(value, unit)) is.
+    return f"{value / unit:.{places}f}"
 
 
 def generate(config: Config, rng: random.Random) -> Problem:
