@@ -136,14 +136,18 @@ def generate(config: Config, rng: random.Random) -> Problem:
             if not config.directed:
                 adj[v].append((u, w))
         candidates: list[tuple[int, int, int]] = []
+        # Each table is built only when its test can exclude a target: every reachable
+        # target has at least one hop, and hop weights matter only to the detour trap.
+        min_hops, trap = config.min_hops, config.detour_trap
+        inf = float("inf")
         for s in range(n):
             dist = dijkstra(adj, s)
-            hop_count = _shortest_hops(adj, s, dist)
-            _hops, hop_weight = _hop_stats(adj, s)
+            hop_count = _shortest_hops(adj, s, dist) if min_hops > 1 else None
+            hop_weight = _hop_stats(adj, s)[1] if trap else None
             for t in range(n):
-                if t == s or dist[t] == float("inf") or hop_count[t] < config.min_hops:
+                if t == s or dist[t] == inf or (hop_count is not None and hop_count[t] < min_hops):
                     continue
-                if config.detour_trap and not hop_weight[t] > dist[t]:
+                if hop_weight is not None and not hop_weight[t] > dist[t]:
                     continue
                 candidates.append((s, t, int(dist[t])))
         if candidates:
