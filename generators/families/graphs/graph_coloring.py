@@ -65,6 +65,11 @@ def colorable(n: int, edges: list[tuple[int, int]], k: int) -> bool:
         adjacent[b] |= 1 << a
         degree[a] += 1
         degree[b] += 1
+    return _colorable(n, adjacent, degree, k)
+
+
+def _colorable(n: int, adjacent: list[int], degree: list[int], k: int) -> bool:
+    """:func:`colorable` on neighbour masks and degrees already built (``k >= 1``)."""
     if k < n and _has_clique((1 << n) - 1, k + 1, adjacent):
         return False  # k + 1 nodes all joined need k + 1 colours: no search needed
     order = sorted(range(n), key=lambda v: (-degree[v], v))
@@ -110,16 +115,34 @@ def is_proper(colouring: Mapping[str, int], nodes: list[str], edges: list[tuple[
 
 def generate(config: Config, rng: random.Random) -> Problem:
     n, k = config.num_nodes, config.num_colors
+    # The draws of ``rng.randrange(k)`` inline; the neighbour masks and degrees the
+    # tightness test needs are built with the edges instead of from them afterwards.
+    getrandbits, uniform, bits = rng.getrandbits, rng.random, k.bit_length()
+    edge_prob = config.edge_prob
     for _ in range(_MAX_TRIES):
-        planted = list(range(k)) + [rng.randrange(k) for _ in range(n - k)]
+        planted = list(range(k))
+        for _ in range(n - k):
+            r = getrandbits(bits)
+            while r >= k:
+                r = getrandbits(bits)
+            planted.append(r)
         rng.shuffle(planted)
-        edges = [
-            (a, b)
-            for a in range(n)
-            for b in range(a + 1, n)
-            if planted[a] != planted[b] and rng.random() < config.edge_prob
-        ]
-        if not config.tight or not colorable(n, edges, k - 1):
+        edges = []
+        adjacent = [0] * n
+        degree = [0] * n
+        for a in range(n):
+            colour = planted[a]
+            for b in range(a + 1, n):
+                if colour != planted[b] and uniform() < edge_prob:
+                    edges.append((a, b))
+                    adjacent[a] |= 1 << b
+                    adjacent[b] |= 1 << a
+                    degree[a] += 1
+                    degree[b] += 1
+        if not config.tight:
+            break
+        fewer_suffice = _colorable(n, adjacent, degree, k - 1) if k > 1 else n == 0  # colorable's k <= 0 case
+        if not fewer_suffice:
             break
     else:
         raise ValueError(f"{NAME}: no tight instance in {_MAX_TRIES} draws; raise edge_prob")
