@@ -158,6 +158,7 @@ def solutions(statements: list[Statement], limit: int = 2) -> list[tuple[bool, .
 
 
 _COUNT_AND_PROPERTY_KINDS = _COUNT_KINDS + _PROPERTY_KINDS
+_COUNT_KINDS_SIZE = len(_COUNT_KINDS)
 
 
 @cache
@@ -183,25 +184,42 @@ def _draw(config: Config, index: int, n: int, rng: random.Random) -> Statement:
             k = getrandbits(bits)
         a, b = others[j], others[m - 1] if k == j else others[k]
         return (kind, min(a, b), max(a, b)) if kind == "either" else (kind, a, 0)
-    kind = rng.choice(_COUNT_AND_PROPERTY_KINDS if config.tiers >= 2 else _COUNT_KINDS)
-    return (kind, rng.randint(0, n), 0) if kind in _COUNT_KINDS else (kind, 0, 0)
+    # rng.choice(kinds), then rng.randint(0, n) for a count kind, with their draws inline.
+    kinds = _COUNT_AND_PROPERTY_KINDS if config.tiers >= 2 else _COUNT_KINDS
+    getrandbits = rng.getrandbits
+    size = len(kinds)
+    bits = size.bit_length()
+    r = getrandbits(bits)
+    while r >= size:
+        r = getrandbits(bits)
+    if r >= _COUNT_KINDS_SIZE:  # the kinds list the count kinds first
+        return (kinds[r], 0, 0)
+    bits = (n + 1).bit_length()
+    a = getrandbits(bits)
+    while a > n:
+        a = getrandbits(bits)
+    return (kinds[r], a, 0)
+
+
+_PHRASES = {
+    "at_least_true": "At least {a} of these {n} statements are true.",
+    "at_most_false": "At most {a} of these {n} statements are false.",
+    "exactly_true": "Exactly {a} of these {n} statements are true.",
+    "exactly_false": "Exactly {a} of these {n} statements are false.",
+    "true_prime": "The number of true statements is a prime number.",
+    "false_composite": "The number of false statements is a composite number.",
+    "true_even": "The number of true statements is even.",
+    "false_square": "The number of false statements is a perfect square (0, 1, 4, 9, ...).",
+    "is_true": "Statement {a1} is true.",
+    "is_false": "Statement {a1} is false.",
+    "either": "Either statement {a1} or statement {b1} is true, but not both.",
+}
+"""One template per kind: only the statement's own sentence is formatted."""
 
 
 def _phrase(statement: Statement, n: int) -> str:
     kind, a, b = statement
-    return {
-        "at_least_true": f"At least {a} of these {n} statements are true.",
-        "at_most_false": f"At most {a} of these {n} statements are false.",
-        "exactly_true": f"Exactly {a} of these {n} statements are true.",
-        "exactly_false": f"Exactly {a} of these {n} statements are false.",
-        "true_prime": "The number of true statements is a prime number.",
-        "false_composite": "The number of false statements is a composite number.",
-        "true_even": "The number of true statements is even.",
-        "false_square": "The number of false statements is a perfect square (0, 1, 4, 9, ...).",
-        "is_true": f"Statement {a + 1} is true.",
-        "is_false": f"Statement {a + 1} is false.",
-        "either": f"Either statement {a + 1} or statement {b + 1} is true, but not both.",
-    }[kind]
+    return _PHRASES[kind].format(a=a, n=n, a1=a + 1, b1=b + 1)
 
 
 def generate(config: Config, rng: random.Random) -> Problem:
