@@ -14,10 +14,11 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, ClassVar
 
 from generators.base import Family, Knobs, Problem
-from generators.families._grids import ARC_INTRO, examples_question, identifiable, render, score_grid
+from generators.families._grids import ARC_INTRO, examples_question, render, score_grid
 
 NAME = "arc_1d"
 
@@ -182,18 +183,30 @@ def _apply(rule: str, parameter: int, row: Row) -> Row | None:
     return stretched(row, parameter > 0)
 
 
-def _on_grid(rule: Callable[[Row], Row | None]) -> Callable[[tuple[Row, ...]], tuple[Row, ...] | None]:
-    """A row rule as a rule on one-row grids (the form the shared check takes)."""
+@cache
+def _rivals(max_shift: int) -> tuple[Callable[[Row], Row | None], ...]:
+    """:func:`candidates`, built once per ``max_shift`` (pure functions of a row)."""
+    return tuple(candidates(max_shift))
 
-    def apply(grid: tuple[Row, ...]) -> tuple[Row, ...] | None:
-        out = rule(grid[0])
-        return None if out is None else (out,)
 
-    return apply
+def _identifiable(
+    rivals: tuple[Callable[[Row], Row | None], ...], rows: list[Row], outputs: list[Row], test: Row, answer: Row
+) -> bool:
+    """``_grids.identifiable`` on one-row grids, read on the rows themselves: a rival fits
+    when it maps every example row to its output, and must then give ``answer`` on ``test``
+    (the same test without wrapping every rival and row per item)."""
+    for rival in rivals:
+        for row, out in zip(rows, outputs):
+            if rival(row) != out:
+                break
+        else:
+            if rival(test) != answer:
+                return False
+    return True
 
 
 def generate(config: Config, rng: random.Random) -> Problem:
-    rivals = candidates(config.max_shift)
+    rivals = _rivals(config.max_shift)
     for _ in range(_ATTEMPTS):
         rule = rng.choice(RULES)
         parameter = rng.choice((-1, 1))
@@ -208,7 +221,7 @@ def generate(config: Config, rng: random.Random) -> Problem:
             continue
         pairs = [((row,), (out,)) for row, out in zip(rows[:-1], done[:-1], strict=True)]
         test, answer = rows[-1], done[-1]
-        if identifiable([_on_grid(rival) for rival in rivals], pairs, (test,), (answer,)):
+        if _identifiable(rivals, rows[:-1], done[:-1], test, answer):
             extra = {"rule": rule, "parameter": parameter}
             return Problem(examples_question(ARC_INTRO, pairs, (test,)), render((answer,)), extra)
     raise ValueError("arc_1d: no identifiable example set drawn")
