@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+import random
 import time
 
 from generators.dataset import create_dataset, score
@@ -65,3 +66,24 @@ def test_huge_answers_are_refused_fast() -> None:
     for hostile in ((item["answer"] + ", ") * 50_000, "[" * 1_000_000):
         assert score("list_functions", hostile, item) == 0.0
     assert time.perf_counter() - started < 1.0
+
+
+def test_pruned_second_steps_find_every_rule_the_reference_finds() -> None:
+    """fitting_outputs runs a second step only when its output's length and first value can
+    match: over examples made by every composed rule (negative values, empty lists and
+    repeats included), the answers equal the rule-by-rule reference's."""
+    from generators.families.induction import list_functions
+
+    rng = random.Random(11)
+    prims = list_functions._primitives(3)
+    for _ in range(600):
+        f, g = rng.choice(prims)[1], rng.choice(prims)[1]
+        examples = []
+        for _ in range(rng.randint(1, 3)):
+            given = tuple(rng.randint(-6, 14) for _ in range(rng.randint(0, 8)))
+            examples.append((given, g(f(given))))
+        query = tuple(rng.randint(-6, 14) for _ in range(rng.randint(0, 8)))
+        for tiers, depth in ((1, 2), (2, 2), (3, 2), (3, 1)):
+            assert list_functions.fitting_outputs(examples, query, tiers, depth) == (
+                list_functions.fitting_outputs_reference(examples, query, tiers, depth)
+            )

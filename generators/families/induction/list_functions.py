@@ -18,6 +18,7 @@ import itertools
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import cache
 from typing import ClassVar
 
 from generators.base import Family, Knobs, Problem
@@ -107,6 +108,92 @@ def _primitives(tiers: int) -> list[tuple[str, Callable[[Items], Items]]]:
     return [prim for tier in _TIERS[:tiers] for prim in tier]
 
 
+(_ADD, _MUL, _REVERSE, _SORT, _SORT_DESC, _CUMSUM, _TAKE, _DROP, _EVENS, _ODDS, _ABOVE, _UNIQUE) = range(12)
+_KINDS = {
+    "add": _ADD,
+    "mul": _MUL,
+    "reverse": _REVERSE,
+    "sort": _SORT,
+    "sort desc": _SORT_DESC,
+    "cumsum": _CUMSUM,
+    "take": _TAKE,
+    "drop": _DROP,
+    "evens": _EVENS,
+    "odds": _ODDS,
+    "above": _ABOVE,
+    "unique": _UNIQUE,
+}
+
+
+@cache
+def _second_steps(tiers: int) -> tuple[tuple[Callable[[Items], Items], int, int], ...]:
+    """Per primitive, in order: the function, its kind (what its output's length and first
+    value can be, read by :func:`_possible_steps`) and its number ``k`` (0 when it has none)."""
+    steps = []
+    for name, f in _primitives(tiers):
+        word, _, argument = name.partition(" ")
+        if name in _KINDS:
+            steps.append((f, _KINDS[name], 0))
+        elif word in _KINDS and argument.lstrip("-").isdigit():
+            steps.append((f, _KINDS[word], int(argument)))
+        else:
+            raise ValueError(f"list_functions: no output shape known for primitive {name!r}")
+    return tuple(steps)
+
+
+Step = Callable[[Items], Items]
+
+
+@cache
+def _step_groups(tiers: int) -> dict[int, list[tuple[Step, int]]]:
+    """The second steps of :func:`_second_steps` grouped by kind, as (function, k)."""
+    groups: dict[int, list[tuple[Step, int]]] = {kind: [] for kind in _KINDS.values()}
+    for f, kind, k in _second_steps(tiers):
+        groups[kind].append((f, k))
+    return groups
+
+
+def _possible_steps(groups: dict[int, list[tuple[Step, int]]], mid: Items, size: int, head: int) -> list[Step]:
+    """The second steps that could turn ``mid`` into a list of ``size`` values starting with
+    ``head``, judged by that length and first value only: a necessary condition, cheap next
+    to running every step (an "add k" is found by the one k it needs)."""
+    length = len(mid)
+    out: list[Step] = []
+    if length == size:  # the length-preserving kinds
+        if not size:
+            for kind in (_ADD, _MUL, _REVERSE, _SORT, _SORT_DESC, _CUMSUM):
+                out += [f for f, _ in groups[kind]]
+        else:
+            first = mid[0]
+            out += [f for f, k in groups[_ADD] if first + k == head]
+            out += [f for f, k in groups[_MUL] if first * k == head]
+            if groups[_REVERSE] and mid[-1] == head:
+                out += [f for f, _ in groups[_REVERSE]]
+            if groups[_SORT] and min(mid) == head:
+                out += [f for f, _ in groups[_SORT]]
+            if groups[_SORT_DESC] and max(mid) == head:
+                out += [f for f, _ in groups[_SORT_DESC]]
+            if first == head:
+                out += [f for f, _ in groups[_CUMSUM]]
+    out += [f for f, k in groups[_TAKE] if min(k, length) == size]
+    out += [f for f, k in groups[_DROP] if max(length - k, 0) == size]
+    if size <= length:  # a filter keeps at most every value
+        if not size:
+            for kind in (_EVENS, _ODDS, _ABOVE, _UNIQUE):
+                out += [f for f, _ in groups[kind]]
+        else:
+            inside = head in mid
+            if inside and head % 2 == 0:
+                out += [f for f, _ in groups[_EVENS]]
+            if inside and head % 2 == 1:
+                out += [f for f, _ in groups[_ODDS]]
+            if inside:
+                out += [f for f, k in groups[_ABOVE] if head > k]
+            if mid[0] == head:
+                out += [f for f, _ in groups[_UNIQUE]]
+    return out
+
+
 def fitting_outputs(examples: list[tuple[Items, Items]], query: Items, tiers: int, depth: int) -> set[Items]:
     """The query outputs of every rule (one primitive, or two composed when ``depth`` is 2)
     that reproduces all ``examples``.
@@ -123,8 +210,14 @@ def fitting_outputs(examples: list[tuple[Items, Items]], query: Items, tiers: in
         by_mid.setdefault(f(first_in), []).append(f)
     chains: list[tuple[Callable[[Items], Items], ...]] = [(f,) for f in by_mid.get(first_out, ())]
     if depth >= 2:
+        # A second step is run on a middle list only when the length and first value it
+        # would give can be first_out's (``_possible_steps``, a necessary condition), so the rules
+        # kept are the same; most (middle, step) pairs fail it without running the step.
+        size = len(first_out)
+        head = first_out[0] if first_out else 0
+        groups = _step_groups(tiers)
         for mid, firsts in by_mid.items():
-            for g in functions:
+            for g in _possible_steps(groups, mid, size, head):
                 if g(mid) == first_out:
                     chains.extend((f, g) for f in firsts)
     answers: set[Items] = set()
@@ -184,8 +277,25 @@ def _show(xs: Items) -> str:
 def generate(config: Config, rng: random.Random) -> Problem:
     prims = _primitives(config.tiers)
 
+    # A list is ``rng.randint(min_length, max_length)`` values of ``rng.randint(0, max_value)``:
+    # the draws are made inline (same getrandbits calls), one frame per list, not per value.
+    getrandbits = rng.getrandbits
+    low_length, length_span = config.min_length, config.max_length - config.min_length + 1
+    length_bits = length_span.bit_length()
+    value_span = config.max_value + 1
+    value_bits = value_span.bit_length()
+
     def draw() -> Items:
-        return tuple(rng.randint(0, config.max_value) for _ in range(rng.randint(config.min_length, config.max_length)))
+        r = getrandbits(length_bits)
+        while r >= length_span:
+            r = getrandbits(length_bits)
+        values = []
+        for _ in range(low_length + r):
+            v = getrandbits(value_bits)
+            while v >= value_span:
+                v = getrandbits(value_bits)
+            values.append(v)
+        return tuple(values)
 
     for _ in range(_MAX_TRIES):
         chain = [rng.choice(prims) for _ in range(config.depth)]
