@@ -61,15 +61,22 @@ def generate(config: Config, rng: random.Random) -> Problem:
     target = rng.randint(1, config.max_count)
     words: list[str] = []
     remaining = target
+    getrandbits = rng.getrandbits
+    top = len(pools)
     while remaining > 0:
-        word = rng.choice(pools[min(remaining, len(pools))])
+        pool = pools[remaining if remaining < top else top]  # rng.choice(pool), its draws inline
+        size = len(pool)
+        bits = size.bit_length()
+        r = getrandbits(bits)
+        while r >= size:
+            r = getrandbits(bits)
+        word = pool[r]
         words.append(word)
         remaining -= word.count(letter)
     # ``rng.choice(WITHOUT[letter])`` per filler word, its draws inline (same getrandbits calls).
     filler = WITHOUT[letter]
     size = len(filler)
     bits = size.bit_length()
-    getrandbits = rng.getrandbits
     for _ in range(config.filler_words):
         r = getrandbits(bits)
         while r >= size:
