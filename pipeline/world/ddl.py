@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+from collections import deque
 from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
@@ -19,7 +20,7 @@ from sqlalchemy.schema import CreateIndex, CreateTable
 from pipeline.world.sqlnames import quote_ident
 
 if TYPE_CHECKING:
-    from pipeline.world.schema import Column, Schema
+    from pipeline.world.schema import Column, Schema, Table
 
 DIALECTS = ("sqlite", "postgresql", "duckdb")
 MAX_IDENTIFIER = 63
@@ -205,15 +206,14 @@ def undeclared_objects(schema: Schema, conn: sqlite3.Connection) -> list[str]:
 
 
 _STORED: dict[str, str] = {
-    "INTEGER": "typeof({c}) NOT IN ('integer', 'null')",
-    "BOOLEAN": "typeof({c}) NOT IN ('integer', 'null')",
-    "REAL": "typeof({c}) NOT IN ('real', 'integer', 'null') OR abs({c}) > 1.7976931348623157e308",
-    "TEXT": "typeof({c}) NOT IN ('text', 'null')",
+    "INTEGER": "typeof({c}) != 'integer' AND {c} IS NOT NULL",
+    "BOOLEAN": "typeof({c}) != 'integer' AND {c} IS NOT NULL",
+    "REAL": "typeof({c}) IN ('text', 'blob') OR abs({c}) > 1.7976931348623157e308",
+    "TEXT": "typeof({c}) != 'text' AND {c} IS NOT NULL",
 }
-"""Per declared type, the stored values no tool can return as JSON (wrong storage class, infinity)."""
-
-
-_NON_ASCII = "*[^" + chr(1) + "-" + chr(127) + "]*"
+"""Per declared type, the stored values no tool can return as JSON (wrong storage class, infinity).
+Written as one comparison and a NULL test rather than ``NOT IN (..., 'null')``: the same values,
+about half the cost per row."""
 
 
 def unreadable_values(schema: Schema, conn: sqlite3.Connection) -> list[str]:
@@ -222,42 +222,69 @@ def unreadable_values(schema: Schema, conn: sqlite3.Connection) -> list[str]:
     The DDL matching (:func:`undeclared_objects`) says nothing about the rows: a state written
     with CHECK constraints switched off, bytes where text is declared, an infinite REAL, or
     text that is not UTF-8 (which sqlite3 cannot even hand to Python) would load and then fail
-    some tool call mid-episode. ``PRAGMA quick_check`` re-validates NOT NULL and CHECK; the
-    rest is one scan per table (about 0.3 s for 300k rows), then a UTF-8 decode of only the
-    non-ASCII text.
+    some tool call mid-episode. ``PRAGMA quick_check`` re-validates NOT NULL and CHECK; then one
+    SQL pass per table tests the storage classes, and the text columns are read once through
+    sqlite3's own UTF-8 decoder, the one every tool call goes through (see :func:`_not_utf8`).
     """
     problems = [f"PRAGMA quick_check: {r[0]}" for r in conn.execute("PRAGMA quick_check").fetchall() if r[0] != "ok"]
-    factory = conn.text_factory
-    conn.text_factory = bytes
-    try:
-        for table in schema.tables:
-            t = quote_ident(table.name)
-            texts = [quote_ident(c.name) for c in table.columns if c.sql_type == "TEXT"]
-            # Any character outside 1..127, as SQLite reads it: every non-UTF-8 byte run is one.
-            wide = " OR ".join(f"({c} GLOB '{_NON_ASCII}')" for c in texts) or "0"
-            tests = [_STORED[c.sql_type].format(c=quote_ident(c.name)) for c in table.columns]
-            sums = ", ".join(f"coalesce(sum({test}), 0)" for test in [*tests, wide])
-            *counts, non_ascii = conn.execute(f"SELECT {sums} FROM {t}").fetchone()
-            problems += [
-                f"{table.name}.{column.name}: {count} value(s) not {column.sql_type} or not finite"
-                for column, count in zip(table.columns, counts)
-                if count
-            ]
-            if non_ascii:
-                problems += _not_utf8(conn, table.name, [c.name for c in table.columns if c.sql_type == "TEXT"], wide)
-    finally:
-        conn.text_factory = factory
+    for table in schema.tables:
+        problems += _wrong_storage(conn, table)
+        # A column with a list of values holds, once quick_check has passed, only those literals.
+        texts = [c.name for c in table.columns if c.sql_type == "TEXT" and not c.values]
+        if texts:
+            problems += _not_utf8(conn, table.name, texts)
     return problems
 
 
-def _not_utf8(conn: sqlite3.Connection, table: str, columns: list[str], where: str) -> list[str]:
-    """Per text column of ``table``, how many of the rows matching ``where`` do not decode (bytes rows)."""
+def _wrong_storage(conn: sqlite3.Connection, table: Table) -> list[str]:
+    """Per column of ``table``, the values of a storage class it does not allow, or infinite:
+    one cheap pass that only counts rows, and the per-column sums only when it found some."""
+    t = quote_ident(table.name)
+    tests = [_STORED[c.sql_type].format(c=quote_ident(c.name)) for c in table.columns]
+    where = " OR ".join(f"({test})" for test in tests)
+    if not conn.execute(f"SELECT count(*) FROM {t} WHERE {where}").fetchone()[0]:
+        return []
+    sums = ", ".join(f"coalesce(sum({test}), 0)" for test in tests)
+    counts = conn.execute(f"SELECT {sums} FROM {t}").fetchone()
+    return [
+        f"{table.name}.{column.name}: {count} value(s) not {column.sql_type} or not finite"
+        for column, count in zip(table.columns, counts)
+        if count
+    ]
+
+
+def _not_utf8(conn: sqlite3.Connection, table: str, columns: list[str]) -> list[str]:
+    """Per text column of ``table``, how many text values do not decode as UTF-8.
+
+    Every row is read with ``text_factory = str``: sqlite3 decodes each text value in C with the
+    strict decoder a tool's read uses, and raises on the first that fails. No SQL test stands in
+    for it: ``GLOB '*[^\\x01-\\x7f]*'`` cost about 14 ns per byte (20 s on 1.5 GB of text) and,
+    like ``length()``, stops at an embedded NUL, so it missed invalid bytes written after one.
+    Only a state that fails is read a second time, as bytes, to count the values per column.
+    """
+    select = f"SELECT {', '.join(map(quote_ident, columns))} FROM {quote_ident(table)}"
+    factory = conn.text_factory
+    try:
+        conn.text_factory = str
+        deque(conn.execute(select), maxlen=0)
+        return []
+    except sqlite3.OperationalError as exc:
+        failure = exc
+    finally:
+        conn.text_factory = factory
     bad = dict.fromkeys(columns, 0)
-    for row in conn.execute(f"SELECT {', '.join(map(quote_ident, columns))} FROM {quote_ident(table)} WHERE {where}"):
-        for name, raw in zip(columns, row):
-            if isinstance(raw, bytes):
-                try:
-                    raw.decode("utf-8")
-                except UnicodeDecodeError:
-                    bad[name] += 1
+    conn.text_factory = bytes
+    try:
+        texts = ", ".join(f"iif(typeof({c}) = 'text', {c}, NULL)" for c in map(quote_ident, columns))
+        for row in conn.execute(f"SELECT {texts} FROM {quote_ident(table)}"):
+            for name, raw in zip(columns, row):
+                if raw is not None:
+                    try:
+                        raw.decode("utf-8")
+                    except UnicodeDecodeError:
+                        bad[name] += 1
+    finally:
+        conn.text_factory = factory
+    if not any(bad.values()):
+        raise failure
     return [f"{table}.{name}: {n} text value(s) that are not UTF-8" for name, n in bad.items() if n]
