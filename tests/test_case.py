@@ -143,3 +143,21 @@ def test_the_first_records_listed_are_not_the_ones_the_priority_rule_means(env: 
         }
         first_ids = {r["id"] for r in first["refused"]}
         assert first != expected or not first_ids <= ids, task.id
+
+
+def test_records_a_person_holds_two_ways_are_never_asked_about_as_theirs() -> None:
+    """A transfer belongs to the customer of its source account and of its destination account:
+    "my transfers" has two readings, so no request is built on it; cards (one account) are fine."""
+    from pipeline.policy.derive import ownership
+    from pipeline.tasks.families.request import _two_ways
+
+    schema = schema_step(Inputs(domain="banking", seed=3))
+    transfers, cards = ownership(schema, schema.table("transfers")), ownership(schema, schema.table("cards"))
+    assert len(transfers) == 2 and all(_two_ways(p, transfers) for p in transfers)
+    assert cards and not any(_two_ways(p, cards) for p in cards)
+
+
+def test_the_fee_line_says_how_a_half_cent_rounds() -> None:
+    schema = schema_step(Inputs(domain="online_store", seed=0))
+    rule = fee_rule(schema, next(op for op in schema.operations if op.name == "cancel_order"), 0)
+    assert rule is not None and "half a cent up" in rule.text and "what was paid on it" in rule.text

@@ -21,8 +21,8 @@ from pipeline.surface import ANSWER_TOOL, OBSERVATION_BUDGET
 
 CONFIG_VERSION = "agent-loop/5"
 """``agent-loop/5``: the answer forms name the JSON object a top-level request asks for (a total with
-the parts refused). ``agent-loop/4``: the system text carries the world's policy and the refusal form names ``policy`` and
-partial compliance (one refusal object per record refused). ``agent-loop/3``: the tools are
+the parts refused). ``agent-loop/4``: the system text carries the world's policy and the refusal form
+names ``policy`` and partial compliance (one refusal object per record refused). ``agent-loop/3``: the tools are
 :mod:`pipeline.surface.records`' record verbs with one table catalog (``agent-loop/2`` listed every bundle
 tool); the system text, tools and observations are :mod:`pipeline.surface`'s (the same every trainer adapter
 shows), observations are cut at 6,000 characters with a pointer to the rest."""

@@ -75,14 +75,15 @@ def fee_rule(schema: Schema, op: Operation, seed: int) -> Rule | None:
     if not is_refund(op) or source is None:
         return None
     fee = random.Random(f"{seed}/{schema.name}/{op.name}/fee").choice(FEES)
-    what = (
-        f"its {source.column.label}"
-        if source.via is None
-        else f"what was paid on it (the {source.column.label} of its {source.table.plural})"
-    )
+    if source.via is None:
+        what = f"its {source.column.label}"
+    elif "pay" in source.table.name.lower():
+        what = f"what was paid on it (the {source.column.label} of its {source.table.plural}, added up)"
+    else:
+        what = f"the {source.column.label} of its {source.table.plural}, added up,"
     text = (
         f"When {_a(table.noun)} is set to {op.to.replace('_', ' ')} ({op.name} or otherwise), the customer gets back "
-        f"{what} less a fee of {fee} % of that, rounded to the cent for each {table.noun}."
+        f"{what} less a fee of {fee} % of that, rounded to the nearest cent (half a cent up) for each {table.noun}."
     )
     return Rule(
         id="",

@@ -70,7 +70,8 @@ def _accept(ctx: Context, refused: int) -> Any:
 
 def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
     spec = LEVELS[level]
-    found: Subject = search(ctx, rng, spec["records"], _accept(ctx, spec["refused"]))
+    # Above level 0 the first records a plain listing shows are not the latest: choosing matters.
+    found: Subject = search(ctx, rng, spec["records"], _accept(ctx, spec["refused"]), first_differs=level > 0)
     table, op, person, chosen = found.table, found.op, found.person, found.chosen
     amount = _amount(table)
     if amount is None:
@@ -102,6 +103,8 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
     first = sum(
         (Decimal(str(r[amount.name])) for r in mine_by_id if _decide(ctx, op, table, r)[0] == "allowed"), Decimal(0)
     )
+    if level > 0 and first == total:
+        raise Skip("first_records_same_total")  # taking the first records listed would answer right
     knobs = {
         "records": len(chosen),
         "refused": sum(1 for kind, _ in found.decisions if kind != "allowed"),

@@ -97,11 +97,26 @@ def _subjects(ctx: Context) -> list[tuple[Table, Path, Column]]:
         column = priority_column(ctx.schema, table)
         if column is None or not operations(ctx, table):
             continue
-        for path in ownership(ctx.schema, table):
+        paths = ownership(ctx.schema, table)
+        for path in paths:
+            if _two_ways(path, paths):
+                continue
             owners = [table, *(ctx.parent_of(fk) for fk in path[:-1])]
             if all(fk.name in ctx.filterable(t) for fk, t in zip(path, owners, strict=True)):
                 out.append((table, path, column))
     return out
+
+
+def _two_ways(path: Path, paths: list[Path]) -> bool:
+    """Whether a record belongs to a person two ways through the same kind of record (a transfer's
+    sending and receiving account, a match's home and away team): "my transfers" then has two
+    readings, so no request is built on it."""
+    return any(
+        other[0].name != path[0].name
+        and other[0].references == path[0].references
+        and other[-1].references == path[-1].references
+        for other in paths
+    )
 
 
 def _owned(ctx: Context, table: Table, path: Path) -> dict[Any, list[dict[str, Any]]]:
