@@ -25,6 +25,7 @@ from typing import Any
 
 from pipeline.policy.fees import fee_rule
 from pipeline.policy.model import Policy, Rule, RuleKind, days_between
+from pipeline.policy.model import with_article as _a
 from pipeline.world.schema import Column, Operation, Schema, Table
 from pipeline.world.sqlnames import quote_ident as _q
 
@@ -63,11 +64,6 @@ WINDOW_DAYS = (3, 7, 14, 30, 60, 90, 180, 365, 730)
 BLOCKED_SHARE = (0.1, 0.6)
 """Share of the records an operation's lifecycle allows that a staff rule may block."""
 TARGET_SHARE = 0.3
-
-
-def _a(phrase: str) -> str:
-    vowel = phrase[:1].lower() in "aeiou" and not phrase.lower().startswith(("us", "uni", "one"))
-    return ("an " if vowel else "a ") + phrase
 
 
 def _cap(text: str) -> str:

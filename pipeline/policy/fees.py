@@ -14,7 +14,7 @@ import random
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
-from pipeline.policy.model import Rule
+from pipeline.policy.model import Rule, with_article
 from pipeline.world.schema import Column, Operation, Schema, Table
 
 REFUND_VERBS = frozenset({"cancel", "refund", "return", "withdraw"})
@@ -82,8 +82,9 @@ def fee_rule(schema: Schema, op: Operation, seed: int) -> Rule | None:
     else:
         what = f"the {source.column.label} of its {source.table.plural}, added up,"
     text = (
-        f"When {_a(table.noun)} is set to {op.to.replace('_', ' ')} ({op.name} or otherwise), the customer gets back "
-        f"{what} less a fee of {fee} % of that, rounded to the nearest cent (half a cent up) for each {table.noun}."
+        f"When {with_article(table.noun)} is set to {op.to.replace('_', ' ')} ({op.name} or otherwise), the customer "
+        f"gets back {what} less a fee of {fee} % of that, rounded to the nearest cent (half a cent up) for each "
+        f"{table.noun}."
     )
     return Rule(
         id="",
@@ -104,7 +105,3 @@ def refund(paid: Decimal, rule: Rule) -> Decimal:
     """What comes back of ``paid`` under a fee rule: less the fee, rounded half up to the cent."""
     kept = Decimal(str(rule.limit or 0))
     return (paid * (Decimal(100) - kept) / Decimal(100)).quantize(CENT, rounding=ROUND_HALF_UP)
-
-
-def _a(phrase: str) -> str:
-    return ("an " if phrase[:1].lower() in "aeiou" else "a ") + phrase

@@ -78,6 +78,12 @@ class Policy(BaseModel):
         return next((r for r in self.rules if r.kind == "fee" and r.operation == operation), None)
 
 
+def with_article(phrase: str) -> str:
+    """ "a claim", "an order", "a unit": the article a policy line puts before a noun."""
+    vowel = phrase[:1].lower() in "aeiou" and not phrase.lower().startswith(("us", "uni", "one"))
+    return ("an " if vowel else "a ") + phrase
+
+
 def days_between(earlier: str, later: str) -> int:
     """Calendar days from one stored date or time to another (the time of day is not counted: "3 days
     before today" means the same to a person and to the verifier)."""

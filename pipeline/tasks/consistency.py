@@ -20,7 +20,6 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from pipeline.policy.check import goal_of
 from pipeline.runtime.task import Task
@@ -63,17 +62,12 @@ class Conflict:
         )
 
 
-def _refusal_items(task: Task) -> list[dict[str, Any]]:
-    """The refusals a task expects: a refusal's, or a report's ``refused`` (a request done in part)."""
-    return [e for e in expected_refusals(task.verifier.answer) if isinstance(e, Mapping)]
-
-
 def claims(task: Task, specs: Mapping[str, ToolSpec]) -> list[Claim]:
     """Every (table, record, status) the task expects refused or reached, from its record alone."""
     out: list[Claim] = []
     op = specs.get(str(task.knobs.get("operation")))
     if op is not None and op.to is not None:
-        for item in _refusal_items(task):
+        for item in expected_refusals(task.verifier.answer):
             kind, record = item.get("cannot"), item.get("id")
             if kind in REFUSALS_OF_A_GOAL and isinstance(record, int):
                 out.append(Claim(task.id, op.table, record, str(op.to), str(kind)))

@@ -42,6 +42,7 @@ from pipeline.tasks.families.request import (
     base_rules,
     extra_wish,
     judge,
+    refusal,
     search,
 )
 from pipeline.tasks.model import Candidate, Skip
@@ -63,11 +64,14 @@ MAX_ITEMS = 20
 
 def amounts(ctx: Context, table: Table) -> Source | None:
     """Where the person's "what it comes to" is read (:func:`pipeline.policy.fees.amount_source`), if
-    the tools can read it one record at a time."""
-    source = amount_source(ctx.schema, table)
-    if source is None or (source.via is not None and source.via.name not in ctx.filterable(source.table)):
-        return None
-    return source
+    the tools can read it one record at a time (once per table: the search asks for every candidate)."""
+    key = ("case_amounts", table.name)
+    if key not in ctx.memo:
+        source = amount_source(ctx.schema, table)
+        readable = source is not None and (source.via is None or source.via.name in ctx.filterable(source.table))
+        ctx.memo[key] = source if readable else None
+    found: Source | None = ctx.memo[key]
+    return found
 
 
 def _paid(ctx: Context, source: Source, row: dict[str, Any]) -> tuple[list[Decimal], list[ToolCall]]:
@@ -78,19 +82,18 @@ def _paid(ctx: Context, source: Source, row: dict[str, Any]) -> tuple[list[Decim
     return [Decimal(str(r[source.column.name])) for r in items if r[source.column.name] is not None], calls
 
 
-def _comes_to(ctx: Context, op: ToolSpec, source: Source, row: dict[str, Any]) -> tuple[Decimal, list[Decimal]]:
-    """What one record comes to (less the policy's fee where the operation refunds), and its amounts."""
-    values, _ = _paid(ctx, source, row)
+def _comes_to(ctx: Context, op: ToolSpec, values: list[Decimal]) -> Decimal:
+    """What a record with these amounts comes to (less the policy's fee where the operation refunds)."""
     gross = sum(values, Decimal(0))
     fee = ctx.policy.fee(op.name)
-    return (refund(gross, fee) if fee is not None else gross), values
+    return refund(gross, fee) if fee is not None else gross
 
 
 def _accept(ctx: Context, spec: dict[str, Any]) -> Any:
     def accept(op: ToolSpec, table: Table, chosen: list[dict[str, Any]], kinds: list[str]) -> bool:
-        if amounts(ctx, table) is None or kinds.count("allowed") < spec["allowed"]:
+        if amounts(ctx, table) is None:
             return False
-        if kinds.count("policy") < spec["policy"]:
+        if kinds.count("allowed") < spec["allowed"] or kinds.count("policy") < spec["policy"]:
             return False
         return all(k != "status" or _unreachable(ctx, op, table, r) for r, k in zip(chosen, kinds, strict=True))
 
@@ -118,7 +121,7 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
     for row, (kind, rule) in zip(chosen, found.decisions, strict=True):
         judge(ctx, op, row, kind, calls, deciding, rules)
         values, reads = _paid(ctx, source, row)
-        comes_to, _ = _comes_to(ctx, op, source, row)
+        comes_to = _comes_to(ctx, op, values)
         if len(values) > MAX_ITEMS:
             raise Skip("too_many_amounts")
         every += comes_to
@@ -129,10 +132,8 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
             total += comes_to
             gross += sum(values, Decimal(0))
             summed += values
-        elif kind == "status":
-            refused.append({"cannot": "status", "id": row["id"], "value": row[str(op.status_column)]})
-        elif rule is not None:
-            refused.append({"cannot": "policy", "id": row["id"], "value": rule.id})
+        elif (one := refusal(op, row, kind, rule)) is not None:
+            refused.append(one)
     if (len(summed) < 2 and fee is None) or total in singles or total == 0:
         raise Skip("total_not_computed")  # one amount copied would be right
     org = person.column(person.label).semantic == "company"
@@ -204,9 +205,7 @@ def _first_answer(ctx: Context, found: Subject, source: Source) -> dict[str, Any
     for row in first:
         kind, rule = _decide(ctx, found.op, found.table, row)
         if kind == "allowed":
-            total += _comes_to(ctx, found.op, source, row)[0]
-        elif kind == "status":
-            refused.append({"cannot": "status", "id": row["id"], "value": row[str(found.op.status_column)]})
-        elif rule is not None:
-            refused.append({"cannot": "policy", "id": row["id"], "value": rule.id})
+            total += _comes_to(ctx, found.op, _paid(ctx, source, row)[0])
+        elif (one := refusal(found.op, row, kind, rule)) is not None:
+            refused.append(one)
     return {"total": float(round(total, 2)), "refused": refused}

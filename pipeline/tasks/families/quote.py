@@ -39,7 +39,7 @@ from pipeline.tasks.model import Candidate, Skip
 from pipeline.tasks.phrasing import sentence
 from pipeline.tasks.words import field_words
 from pipeline.tools.specs import ToolSpec
-from pipeline.world.schema import Column, Table
+from pipeline.world.schema import Table
 
 NAME = "quote"
 KNOBS = ("records", "refused", "policy_rules", "candidates", "computed")
@@ -53,15 +53,9 @@ LEVELS: dict[int, dict[str, Any]] = {
 """``refused``: at least this many of the records would not go through (by policy or status)."""
 
 
-def _amount(table: Table) -> Column | None:
-    """The amount a person means by "what it comes to": the record's own (none where amounts carry a
-    currency of their own: a sum across currencies means nothing)."""
-    return money_column(table)
-
-
 def _accept(ctx: Context, refused: int) -> Any:
     def accept(op: ToolSpec, table: Table, chosen: list[dict[str, Any]], kinds: list[str]) -> bool:
-        if _amount(table) is None or "allowed" not in kinds or len(kinds) - kinds.count("allowed") < refused:
+        if money_column(table) is None or "allowed" not in kinds or len(kinds) - kinds.count("allowed") < refused:
             return False
         return all(k != "status" or _unreachable(ctx, op, table, r) for r, k in zip(chosen, kinds, strict=True))
 
@@ -73,7 +67,7 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
     # Above level 0 the first records a plain listing shows are not the latest: choosing matters.
     found: Subject = search(ctx, rng, spec["records"], _accept(ctx, spec["refused"]), first_differs=level > 0)
     table, op, person, chosen = found.table, found.op, found.person, found.chosen
-    amount = _amount(table)
+    amount = money_column(table)
     if amount is None:
         raise Skip("table_lacks_amount")
     who, by, shared = _identify(ctx, rng, person, found.prow)

@@ -225,6 +225,16 @@ def judge(
     rules |= {r.id for r in ctx.policy.staff_rules(op.name)}
 
 
+def refusal(op: ToolSpec, row: dict[str, Any], kind: str, rule: Rule | None) -> dict[str, Any] | None:
+    """The refusal object for a record the operation may not go through for (None where it may): the
+    status that forbids it, or the staff rule."""
+    if kind == "status":
+        return {"cannot": "status", "id": row["id"], "value": row[str(op.status_column)]}
+    if kind == "policy" and rule is not None:
+        return {"cannot": "policy", "id": row["id"], "value": rule.id}
+    return None
+
+
 def _unreachable(ctx: Context, op: ToolSpec, table: Table, row: dict[str, Any]) -> bool:
     """No sequence of legal moves takes ``row`` to the status ``op`` sets."""
     column = str(op.status_column)
@@ -339,10 +349,8 @@ def _build(ctx: Context, rng: random.Random, level: int, found: Subject, extra: 
         judge(ctx, op, row, kind, calls, deciding, rules)
         if kind == "allowed":
             calls.append(op_call(op, row["id"]))
-        elif kind == "status":
-            refusals.append({"cannot": "status", "id": row["id"], "value": row[str(op.status_column)]})
-        elif rule is not None:
-            refusals.append({"cannot": "policy", "id": row["id"], "value": rule.id})
+        elif (refused := refusal(op, row, kind, rule)) is not None:
+            refusals.append(refused)
     org = person.column(person.label).semantic == "company"
     # A customer asks for what customers ask (cancel, refund, pay...); anything else a member of staff
     # passes on for them ("Dana Whitfield called: please check in her latest visits").
