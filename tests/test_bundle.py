@@ -50,7 +50,7 @@ def test_report_counts_every_exploit(store_bundle: Path) -> None:
     from pipeline.tasks.exploits import REGISTRY
 
     page = (store_bundle / "report.html").read_text(encoding="utf-8")
-    section = page[page.index("<h2>Exploits</h2>") :]
+    section = page[page.index("<h2 id='exploits'>Exploits</h2>") :]
     assert all(f"<td>{name}</td>" in section for name in REGISTRY)
     assert "a task ships only if every one scores 0.0" in section
 

@@ -271,6 +271,7 @@ def test_calibration_writes_a_child_version_with_figures_and_the_same_digest_eve
     assert some["pass_rate"] is None  # only scripted baselines ran: no measured difficulty
     page = first.file("report.html").read_text()
     assert "<section id='evaluation'>" in page and page.count("<svg") > 1
+    assert page.count("<li><a href='#measured'>") == 1  # listed in the page's contents, once
     assert load_bundle(first.path).digest == first.digest  # a valid bundle
     other = load_bundle(first.path)
     with pytest.raises(ValueError, match="not online-store"):

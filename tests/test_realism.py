@@ -287,6 +287,6 @@ def test_the_report_shows_the_realism_figures(bundles: dict[str, Path]) -> None:
     assert manifest["realism"]["rule"]["checks"] > 0
     assert all(v["rows"] == 0 for v in manifest["realism"].values())
     page = (bundle / "report.html").read_text()
-    assert "<h2>Realism</h2>" in page and "violating rows" in page
+    assert "<h2 id='realism'>Realism</h2>" in page and "violating rows" in page
     assert "the insurer cannot cover more than the amount billed" in page
     assert "drug_name" in page and "<td>medication</td>" in page

@@ -13,6 +13,7 @@ deterministic: same reports, same bytes.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -244,4 +245,15 @@ def with_section(page: str, section: str) -> str:
         end = page.index("</section>", start) + len("</section>")
         page = page[:start] + page[end:]
     cut = page.rfind("</body>")
-    return page[:cut] + section + page[cut:] if cut != -1 else page + section
+    page = page[:cut] + section + page[cut:] if cut != -1 else page + section
+    return _listed(page, section)
+
+
+def _listed(page: str, section: str) -> str:
+    """``page`` with the section's heading in its table of contents (a bundle's report has one; an
+    evaluation run's page has none), once."""
+    heading = re.search(r"<h2 id='(measured)'>(.*?)</h2>", section)
+    end = page.find("</ol></nav>")
+    if heading is None or end == -1 or page.find(f"href='#{heading[1]}'", 0, end) != -1:
+        return page
+    return page[:end] + f"<li><a href='#{heading[1]}'>{heading[2]}</a></li>" + page[end:]

@@ -108,17 +108,15 @@ def scripted_reports(
     return reports
 
 
-def scripted_section(
-    manifest: dict[str, Any], schema: Schema, state: Path, tasks: list[Task], toolset: Toolset | None = None
-) -> str:
-    """``<h2 id='scripted'>``: pass@1 per level of the reference and the three judgment-free policies."""
-    reports = scripted_reports(manifest, schema, state, tasks, toolset)
+def scripted_section(reports: Sequence[dict[str, Any]], tasks: int) -> str:
+    """``<h2 id='scripted'>``: pass@1 per level of the reference and the three judgment-free policies
+    (``reports`` from :func:`scripted_reports`, played once for this section and the summary)."""
     if not reports:
         return ""
     return render(
         "scripted.html.j2",
         table=Markup(level_table(reports)),
-        tasks=len(tasks),
+        tasks=tasks,
         top=TOP_LEVEL,
         limit=f"{100 * TOP_LIMIT:.0f}%",
     )

@@ -1,0 +1,93 @@
+"""report.html read at a glance: summary box, contents, the tools and the policy an agent is given,
+examples without the repeated refusal paragraph, charts only where they add to a table.
+
+Every figure the page shows is recounted here from the bundle's own files (tasks.jsonl, the
+manifest, the surface every adapter uses), never from the report's code.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pipeline import Environment
+from pipeline.jobs.steps import Inputs, generate
+from pipeline.surface import surface_of
+from pipeline.surface.text import system_text
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    root = tmp_path_factory.mktemp("report-page")
+    summary = generate(Inputs(domain="online_store", seed=0), root / "b", root / "work")
+    bundle = Path(summary["path"])
+    return {
+        "bundle": bundle,
+        "page": (bundle / "report.html").read_text(encoding="utf-8"),
+        "manifest": json.loads((bundle / "manifest.json").read_text(encoding="utf-8")),
+        "tasks": [json.loads(line) for line in (bundle / "tasks.jsonl").read_text(encoding="utf-8").splitlines()],
+    }
+
+
+def _section(page: str, anchor: str) -> str:
+    """From ``<h2 id='anchor'>`` to the next ``<h2``."""
+    start = page.index(f"<h2 id='{anchor}'>")
+    end = page.find("<h2", start + 1)
+    return page[start : end if end != -1 else len(page)]
+
+
+def test_the_summary_box_and_contents_come_first_and_link_every_section(built: dict[str, Any]) -> None:
+    page = built["page"]
+    box, nav, first = page.index("<div class='summary'"), page.index("<nav id='contents'>"), page.index("<h2")
+    assert box < nav < first
+    anchors = re.findall(r"<h2 id='([^']+)'>", page)
+    assert not re.search(r"<h2>", page), "every section heading has an anchor"
+    assert re.findall(r"<li><a href='#([^']+)'>", page[nav:first]) == anchors
+    for must in ("tools", "policy", "tables", "er", "realism", "tasks", "exploits", "scripted"):
+        assert must in anchors, must
+    summary = html.unescape(page[box:nav])
+    tasks = built["tasks"]
+    assert f"{len(tasks)} proven of {built['manifest']['counts']['candidates']} candidates" in summary
+    assert f"{len({t['family'] for t in tasks})} families" in summary
+    passed = sum(c["passed"] for c in built["manifest"]["counts"]["exploits"].values())
+    assert f"{len(built['manifest']['counts']['exploits'])} tried" in summary and f"{passed} passed" in summary
+
+
+def test_the_tools_section_lists_what_the_agent_is_given(built: dict[str, Any]) -> None:
+    env = Environment.from_bundle(built["bundle"])
+    try:
+        tools = surface_of(env).tools
+        served = [t["name"] for t in env.tool_specs()]
+    finally:
+        env.close()
+    section = _section(built["page"], "tools")
+    listed = re.findall(r"<tr><td><code>([a-z_]+)</code></td>", section)
+    assert listed == [t["name"] for t in tools]  # grouped in the surface's own order, the answer tool last
+    for t in tools:
+        first = " ".join(t["description"].split()).split(". ")[0]
+        assert html.escape(first) in section, t["name"]
+    assert f"{len(served)} tools by table" in section
+    assert all(name in section for name in served)
+
+
+def test_the_policy_section_shows_every_rule_the_agent_is_shown(built: dict[str, Any]) -> None:
+    section = _section(built["page"], "policy")
+    lines = [line for line in built["manifest"]["policy"].splitlines() if line.strip()]
+    assert len(lines) >= 5
+    items = [html.unescape(x) for x in re.findall(r"<li>(.*?)</li>", section)]
+    assert items == [" ".join(line.split()) for line in lines]
+    system = system_text(False, built["manifest"]["policy"])  # as every surface composes it
+    assert html.escape(system) in section, "the full system text, as the agent reads it"
+
+
+def test_counts_per_family_match_tasks_jsonl(built: dict[str, Any]) -> None:
+    per = Counter(t["family"] for t in built["tasks"])
+    section = _section(built["page"], "tasks")
+    for family, n in per.items():
+        assert re.search(rf"<tr><td>{family}</td>(<td>\d+</td>)+<td><b>{n}</b></td></tr>", section), family
