@@ -49,7 +49,7 @@ def test_the_summary_box_and_contents_come_first_and_link_every_section(built: d
     anchors = re.findall(r"<h2 id='([^']+)'>", page)
     assert not re.search(r"<h2>", page), "every section heading has an anchor"
     assert re.findall(r"<li><a href='#([^']+)'>", page[nav:first]) == anchors
-    for must in ("tools", "policy", "tables", "er", "realism", "tasks", "exploits", "scripted"):
+    for must in ("tools", "policy", "tables", "er", "realism", "tasks", "examples", "exploits", "scripted"):
         assert must in anchors, must
     summary = html.unescape(page[box:nav])
     tasks = built["tasks"]
@@ -91,3 +91,25 @@ def test_counts_per_family_match_tasks_jsonl(built: dict[str, Any]) -> None:
     section = _section(built["page"], "tasks")
     for family, n in per.items():
         assert re.search(rf"<tr><td>{family}</td>(<td>\d+</td>)+<td><b>{n}</b></td></tr>", section), family
+
+
+def test_one_example_per_family_and_level_and_the_refusal_paragraph_once(built: dict[str, Any]) -> None:
+    from pipeline.tasks.phrasing import REFUSAL_FORM, Phrasebook
+
+    wordings = [" ".join(v.format().split()) for v in Phrasebook.load().variants(*REFUSAL_FORM)]
+    section = _section(built["page"], "examples")
+    first: dict[tuple[str, int], dict[str, Any]] = {}
+    for t in built["tasks"]:
+        first.setdefault((t["family"], t["level"]), t)
+    rows = re.findall(r"<td>L(\d+)</td><td>\d+</td><td>(.*?)</td></tr>", section)
+    assert len(rows) == len(first)
+    for (family, level), t in first.items():
+        ending = next(w for w in wordings if t["instruction"].endswith(" " + w))
+        request = t["instruction"][: -len(ending) - 1]
+        assert (str(level), html.escape(request)) in rows, (family, level)
+    for _, request in rows:
+        assert "&quot;cannot&quot;" not in request, "no refusal paragraph repeated in an example"
+    used = {w for w in wordings if any(t["instruction"].endswith(" " + w) for t in built["tasks"])}
+    assert used
+    for w in wordings:
+        assert built["page"].count(html.escape(w)) == (1 if w in used else 0), "said once, above the examples"

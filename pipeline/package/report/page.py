@@ -30,6 +30,7 @@ STYLE = (
     ".summary th{width:10em}.summary td,.summary th{border:none}#contents ol{columns:3;margin:.3em 0}"
     "th.group{background:#eef2f7}.wrap{white-space:pre-wrap}"
     "figure{margin:1em 0}.policy li{margin:.2em 0}"
+    ".refusal{border-left:3px solid #bbb;margin:.5em 0;padding:.2em .8em;color:#444;font-size:90%}"
 )
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from pipeline.package.report.render import render
 from pipeline.runtime.task import Task
+from pipeline.tasks.phrasing import split_refusal_form
 from pipeline.tasks.stats import DEPTH_KNOBS, depth, diversity, reference_calls
 
 PALETTE = (
@@ -126,16 +127,25 @@ def _depth(tasks: list[Task]) -> dict[str, Any]:
     }
 
 
-def _examples(tasks: list[Task]) -> list[Task]:
-    """The first task of each family at its lowest and highest level, as an agent reads it."""
+def _examples(tasks: list[Task]) -> dict[str, Any]:
+    """The first task of each family at each of its levels, as the request an agent reads, and the
+    refusal paragraph the instructions end with, said once: it is the same 60 words on every task,
+    and repeated on every example it buried the requests (``split_refusal_form`` knows its wordings)."""
     chosen: dict[tuple[str, int], Task] = {}
     for t in tasks:
         chosen.setdefault((t.family, t.level), t)
-    picks = []
+    wordings: Counter[str] = Counter()
+    for t in tasks:
+        wordings[split_refusal_form(t.instruction)[1]] += 1
+    groups = []
     for family in sorted({t.family for t in tasks}):
-        levels = sorted(lvl for f, lvl in chosen if f == family)
-        picks += [chosen[(family, lvl)] for lvl in dict.fromkeys((levels[0], levels[-1]))]
-    return picks
+        rows = []
+        for level in sorted(lvl for f, lvl in chosen if f == family):
+            t = chosen[(family, level)]
+            rows.append((level, len(t.solution), split_refusal_form(t.instruction)[0]))
+        groups.append((family, rows))
+    forms = sorted(((text, n) for text, n in wordings.items() if text), key=lambda x: (-x[1], x[0]))
+    return {"groups": groups, "forms": forms, "without": wordings.get("", 0), "tasks": len(tasks)}
 
 
 def tasks_section(manifest: dict[str, Any], tasks: list[Task]) -> str:
