@@ -74,10 +74,10 @@ def scripted_model(script: Script) -> Iterator[str]:
         thread.join(timeout=10)
 
 
-def run(bundle: Path, task_id: str, replies: list[str], script: Script, url: str) -> Any:
+def run(bundle: Path, task_id: str, replies: list[str], script: Script, url: str, max_turns: int = 12) -> Any:
     """One episode through verifiers' own entry points: env.serving(), then run_episode."""
     script.replies = list(replies)
-    env = load_environment(bundle, max_turns=12)
+    env = load_environment(bundle, max_turns=max_turns)
     task = next(t for t in env.taskset if t.data.task_id == task_id)
     ctx = vf.ModelContext(model="scripted", client=vf.EvalClientConfig(base_url=url, api_key_var="SCRIPTED_KEY"))
 
@@ -134,6 +134,25 @@ def test_reference_solution_scores_one_and_nothing_scores_zero(store_bundle: Pat
     # A reply that is not an action is answered with an error turn and costs no environment step.
     episode = run(store_bundle, task.id, ["let me think", json.dumps({"answer": None})], s, url)
     assert reward_of(episode) == 0.0 and episode.traces[0].metrics["synthenv_steps"] == 1.0
+
+
+def test_the_turn_budget_is_a_step_limit(store_bundle: Path, script: tuple[Script, str]) -> None:
+    """``max_turns`` replies at most, each spending a step of the episode's StepLimit (an unreadable
+    reply too, though it reaches no environment step): an answer past the budget is never read."""
+    s, url = script
+    env = Environment.from_bundle(store_bundle)
+    surface = surface_of(env)
+    task = next(t for t in env.tasks if len(t.solution) == 1)
+    (call,) = [_call(*surface.call(c.tool, dict(c.arguments))) for c in task.solution]
+    assert reward_of(run(store_bundle, task.id, [call, _answer(task.answer)], s, url, max_turns=2)) == 1.0
+    s.requests.clear()
+    episode = run(store_bundle, task.id, [call, call, _answer(task.answer)], s, url, max_turns=2)
+    assert reward_of(episode) == 0.0 and episode.traces[0].metrics["synthenv_steps"] == 2.0
+    assert len(s.requests) == 2  # the step that spent the budget ended the episode: no third reply
+    episode = run(store_bundle, task.id, ["let me think", call, _answer(task.answer)], s, url, max_turns=2)
+    assert reward_of(episode) == 0.0 and episode.traces[0].metrics["synthenv_steps"] == 1.0
+    with pytest.raises(ValueError, match="max_turns"):
+        load_environment(store_bundle, max_turns=0)
 
 
 def test_the_episode_reads_as_in_every_other_adapter(store_bundle: Path, script: tuple[Script, str]) -> None:

@@ -24,6 +24,7 @@ from pipeline.evaluate.agent import AgentError, EpisodeStart, Policy, Reference,
 from pipeline.evaluate.config import EvalConfig
 from pipeline.integrations.episode import verdict_status
 from pipeline.runtime.verify import expected_refusals
+from pipeline.runtime.wrappers import StepLimit
 from pipeline.surface import Surface, decode_answer, surface_of
 
 
@@ -97,13 +98,19 @@ def specs_of(env: Any) -> list[dict[str, Any]]:
 
 
 def run_episode(env: Any, writer: Any, policy: Policy, config: EvalConfig, task_id: str, trial: int) -> EpisodeResult:
-    """Play ``task_id`` once (trial ``trial``) with ``policy``; every step goes to ``writer``'s log."""
+    """Play ``task_id`` once (trial ``trial``) with ``policy``; every step goes to ``writer``'s log.
+
+    The budget is a :class:`StepLimit` over the logged environment (outside the log, so the log
+    holds what the environment answered and the run-out budget is one ``cut`` row after it): every
+    call and the answer are steps, and a turn with no call spends one through ``idle``.
+    """
     began = time.perf_counter()
     model = getattr(getattr(policy, "settings", None), "model", None)  # the evaluated model, or the policy's name
     logged = trajectory.record(
         env, writer, model=model if isinstance(model, str) else policy.name, rollout_id=f"{task_id}/{trial}"
     )
-    obs, info = logged.reset(task_id=task_id)
+    limited = StepLimit(logged, config.max_steps)
+    obs, info = limited.reset(task_id=task_id)
     surface = surface_of(env, config.observation_chars)
     procedural = is_procedural(env)
     start = EpisodeStart(
@@ -121,7 +128,7 @@ def run_episode(env: Any, writer: Any, policy: Policy, config: EvalConfig, task_
     agent = policy.agent(start)
     feedback: list[tuple[str, str]] = []
     try:
-        while result.steps < config.max_steps and result.end == "max_steps":
+        while not limited.spent and result.end == "max_steps":
             try:
                 turn = agent.act(feedback)
             except AgentError as exc:
@@ -132,21 +139,20 @@ def run_episode(env: Any, writer: Any, policy: Policy, config: EvalConfig, task_
             if turn.text:
                 trajectory.note(logged, turn.text)
             if turn.final:
-                _finish(logged, result, {"answer": turn.answer}, task_id)
+                _finish(limited, result, {"answer": turn.answer}, task_id)
                 break
             if not turn.calls:  # a nudge: the turn cost a step and did nothing
-                result.steps += 1
+                limited.idle()
                 continue
             for call in turn.calls:
-                if result.steps >= config.max_steps:
+                if limited.spent:
                     break
                 args = call.arguments
                 if call.name == config.answer_tool and isinstance(args, dict) and set(args) == {"answer"}:
-                    _finish(logged, result, {"answer": decode_answer(args["answer"])}, task_id)
+                    _finish(limited, result, {"answer": decode_answer(args["answer"])}, task_id)
                     break
                 action = surface.action(call.name, args)  # a malformed call too: the env says why
-                obs = _step(logged, action)
-                result.steps += 1
+                obs = _step(limited, action)
                 result.tool_calls += 1
                 if obs.get("type") in ("tool_error", "error"):
                     result.tool_errors += 1
@@ -157,6 +163,7 @@ def run_episode(env: Any, writer: Any, policy: Policy, config: EvalConfig, task_
     except EnvironmentFailure as exc:  # the log already holds its error row
         result.status, result.end, result.error = "error", "environment", str(exc)[:500]
     finally:
+        result.steps = limited.steps
         result.seconds = round(time.perf_counter() - began, 6)
         result.usage = asdict(agent.usage) if isinstance(agent.usage, Usage) else {}
     return result
@@ -166,22 +173,21 @@ class EnvironmentFailure(RuntimeError):
     """The environment raised instead of answering: an infrastructure error, never the agent's fault."""
 
 
-def _step(logged: Any, action: dict[str, Any]) -> Any:
+def _step(env: Any, action: dict[str, Any]) -> Any:
     try:
-        obs, *_ = logged.step(action)
+        obs, *_ = env.step(action)
     except Exception as exc:
         raise EnvironmentFailure(f"{type(exc).__name__}: {exc}") from exc
     return obs
 
 
-def _finish(logged: Any, result: EpisodeResult, action: dict[str, Any], task_id: str) -> None:
+def _finish(env: Any, result: EpisodeResult, action: dict[str, Any], task_id: str) -> None:
     """Score the final answer; the verifier's own ``error`` status stays an error, and so does a
     verdict on another task than ``task_id`` (masked, never scored)."""
     try:
-        _, reward, _, _, info = logged.step(action)
+        _, reward, _, _, info = env.step(action)
     except Exception as exc:
         raise EnvironmentFailure(f"{type(exc).__name__}: {exc}") from exc
-    result.steps += 1
     result.reward = float(reward)
     result.status = verdict_status(float(reward), info, task_id)
     result.end = "verifier" if result.status == "error" else "answer"

@@ -42,29 +42,9 @@ def note(wrapped: Any, model_text: str | None = None, **tokens: Any) -> None:
 
 
 def cut(wrapped: Any, status: str, reason: str) -> None:
-    """End the current episode in the log from outside the environment.
+    """End the current episode in the log from outside the environment (:meth:`RecordTrajectory.cut`).
 
     ``failed`` when the step budget ran out (the agent never answered), ``error`` when the
     model's provider failed (the episode is masked). One row, after the last step.
     """
-    if status not in ("failed", "error"):
-        raise ValueError(f"a cut episode is 'failed' or 'error', got {status!r}")
-    wrapped.writer.write(
-        {
-            **dict.fromkeys(COLUMNS),
-            **wrapped._static,
-            "model": wrapped.model,
-            "rollout_id": wrapped.rollout_id,
-            "training_step": wrapped.training_step,
-            "episode": wrapped._episode,
-            "task_id": wrapped._task_id,
-            "step": wrapped._step,
-            "reward": 0.0,
-            "components": {},
-            "terminated": False,
-            "truncated": True,
-            "status": status,
-            "error": reason[:2000],
-            "seconds": 0.0,
-        }
-    )
+    wrapped.cut(status, reason)

@@ -16,8 +16,9 @@ assigned is masked (``error``), never scored. Nothing here reads a task's expect
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
+from pipeline.runtime.wrappers import EpisodeEnv, StepLimit
 from pipeline.surface import (
     ANSWER_TOOL,
     EPISODE_OVER_TEXT,
@@ -64,18 +65,6 @@ __all__ = [
     "tool_specs",
     "verdict_status",
 ]
-
-
-class EpisodeEnv(Protocol):
-    """The public contract both environment kinds implement."""
-
-    bundle: Any
-
-    def reset(self, task_id: str | None = None, seed: int | None = None) -> tuple[dict[str, Any], dict[str, Any]]: ...
-
-    def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]: ...
-
-    def close(self) -> None: ...
 
 
 def resolve(ref: str | Path, registry: str | None = None) -> Path:
@@ -167,48 +156,29 @@ def action_from_call(name: str, arguments: Any, env: Any = None) -> dict[str, An
     return {"tool": name, "arguments": arguments}
 
 
-class StepLimit:
-    """A Gymnasium-style step limit around the episode contract: the ``max_steps``-th step that does
-    not end the episode comes back ``truncated`` (scored as failed by whoever reads it: no answer)."""
-
-    def __init__(self, env: Any, max_steps: int) -> None:
-        if max_steps < 1:
-            raise ValueError(f"max_steps must be >= 1, got {max_steps}")
-        self.env, self.max_steps, self.steps = env, max_steps, 0
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.env, name)
-
-    def reset(self, *args: Any, **kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]]:
-        self.steps = 0
-        return self.env.reset(*args, **kwargs)  # type: ignore[no-any-return]
-
-    def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
-        obs, reward, terminated, truncated, info = self.env.step(action)
-        self.steps += 1
-        if not terminated and self.steps >= self.max_steps:
-            truncated = True
-            info = {**info, "truncated_by": f"step limit {self.max_steps}"}
-        return obs, reward, terminated, truncated, info
-
-
 class Episode:
     """One adapter-side episode over an environment: what the model reads, and a reward that stands.
 
     ``reward`` is ``0.0`` until the episode ends, then the first verdict's reward, or ``None``
     (masked) when that verdict is ``error`` (an infrastructure failure or a verdict on another
     task). Calls after the end return :data:`EPISODE_OVER_TEXT` and touch nothing.
+
+    With ``max_steps`` the environment is stepped through a :class:`StepLimit`
+    (:mod:`pipeline.runtime.wrappers`): the step that spends the budget without an answer ends
+    the episode as ``failed``, reward 0.0; :meth:`idle` counts a turn that reached no step.
     """
 
     def __init__(self, env: Any, max_steps: int | None = None) -> None:
         self.env = env
         self.surface: Surface = surface_of(env)
-        self._stepper = StepLimit(env, max_steps) if max_steps else env
+        self.limit: StepLimit | None = StepLimit(env, max_steps) if max_steps is not None else None
+        self._stepper: EpisodeEnv = self.limit if self.limit is not None else env
         self.task_id: str | None = None
         self.done = False
         self.status: Status | None = None
         self.reward: float | None = 0.0
         self.steps = 0
+        """Environment steps taken in this episode (turns counted by :meth:`idle` are not steps)."""
         self.info: dict[str, Any] = {}
         """The trainer-side ``info`` of the last step (never shown to the agent)."""
 
@@ -236,6 +206,16 @@ class Episode:
             self.status = verdict_status(float(reward), info, self.task_id) if terminated else "failed"
             self.reward = None if self.status == "error" else (float(reward) if terminated else 0.0)
         return self.surface.observe(obs, action)
+
+    def idle(self) -> None:
+        """A model turn that became no action (a reply that is not a call): no environment step, but
+        it spends one step of the budget; when that was the last one the episode ends as ``failed``
+        (no answer), as when a step spends it. Without ``max_steps`` there is no budget to spend."""
+        if self.done or self.limit is None:
+            return
+        if self.limit.idle():
+            self.done, self.status, self.reward = True, "failed", 0.0
+            self.info = {"truncated_by": self.limit.reason}
 
     def close(self) -> None:
         self.env.close()

@@ -36,7 +36,8 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
-from pipeline.integrations.episode import EpisodeEnv, verdict_status
+from pipeline.integrations.episode import verdict_status
+from pipeline.runtime.wrappers import EpisodeEnv, Wrapper
 
 COLUMNS: dict[str, str] = {
     "bundle": "VARCHAR",
@@ -103,11 +104,13 @@ class TrajectoryWriter:
             self._fh.close()
 
 
-class RecordTrajectory:
+class RecordTrajectory(Wrapper):
     """Wraps an environment; every reset and step becomes a row in ``writer``'s file.
 
     Attributes the wrapper does not define (``tool_specs``, ``tasks``, ``bundle``, …)
-    come from the wrapped environment.
+    come from the wrapped environment (:class:`pipeline.runtime.wrappers.Wrapper`). An episode
+    that ends outside the environment (a step budget spent on turns that reached no step, the
+    model's provider failing) is ended in the log with :meth:`cut`.
     """
 
     def __init__(
@@ -119,7 +122,7 @@ class RecordTrajectory:
         rollout_id: str | None = None,
         training_step: int | None = None,
     ) -> None:
-        self.env = env
+        super().__init__(env)
         self.model, self.rollout_id, self.training_step = model, rollout_id, training_step
         self._note: dict[str, Any] = {}
         self._own_writer = not isinstance(writer, TrajectoryWriter)
@@ -130,9 +133,6 @@ class RecordTrajectory:
         self._task_id: str | None = None
         self._step = 0
         self._over = False
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.env, name)
 
     def note(
         self,
@@ -218,6 +218,27 @@ class RecordTrajectory:
             )
         )
         return obs, reward, terminated, truncated, info
+
+    def cut(self, status: str, reason: str) -> None:
+        """End the current episode in the log from outside the environment: one row after the last step.
+
+        ``failed`` when the step budget ran out (the agent never answered), ``error`` when the
+        model's provider failed (the episode is masked); ``reason`` goes in the row's ``error``.
+        Later steps of the episode are not logged.
+        """
+        if status not in ("failed", "error"):
+            raise ValueError(f"a cut episode is 'failed' or 'error', got {status!r}")
+        self._over = True
+        self.writer.write(
+            self._row(
+                reward=0.0,
+                terminated=False,
+                truncated=True,
+                status=status,
+                error=reason[:2000],
+                seconds=0.0,
+            )
+        )
 
     def close(self) -> None:
         self.env.close()

@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 import verifiers.v1 as vf
+from pydantic import Field
 from verifiers.v1.runtimes import ProgramResult, SubprocessConfig
 
 from pipeline.integrations.episode import (
@@ -193,8 +194,9 @@ def opening(env: Any, instruction: str) -> str:
 class BundleEnvConfig(vf.EnvConfig):
     agent: vf.AgentConfig = vf.AgentConfig(harness=ChatHarnessConfig(), runtime=SubprocessConfig())
     """The in-process harness on a local runtime (the bundle runs host-side; nothing needs a sandbox)."""
-    max_turns: int = 32
-    """Replies at most; an episode without an answer by then scores 0.0."""
+    max_turns: int = Field(32, ge=1)
+    """Replies at most (each spends one step of the episode's ``StepLimit``); an episode without an
+    answer by then scores 0.0."""
 
 
 class BundleEnv(vf.Env[BundleEnvConfig]):
@@ -205,11 +207,12 @@ class BundleEnv(vf.Env[BundleEnvConfig]):
         instruction, _info = episode.reset(task_id=task.data.task_id)
         async with agents.agent.interaction(task) as interaction:
             segment = await interaction.turn(opening(episode.env, instruction))
-            for _ in range(self.config.max_turns):
-                if segment.terminated:
-                    break
+            # Every reply spends one step of the episode's StepLimit: an action as an environment
+            # step, a reply that is not one through ``idle``; the spent budget ends the episode.
+            while not (segment.terminated or episode.done):
                 action = parse_action(segment.last_reply or "", episode.env)
                 if action is None:
+                    episode.idle()
                     segment = await interaction.turn(BAD_REPLY)
                     continue
                 text = episode.act(action)
