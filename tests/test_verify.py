@@ -346,7 +346,7 @@ def test_session_reports_an_error_status_when_verification_cannot_run(store_bund
     # Inside the session's transaction, foreign keys can only be deferred (to a commit that never comes).
     env._session.conn.execute("PRAGMA defer_foreign_keys = ON")
     env._session.conn.execute(f'DROP TABLE "{env.schema.tables[0].name}"')  # a corrupt state
-    env._session.conn.execute("INSERT INTO synthenv_touched VALUES (?, 1)", (env.schema.tables[0].name,))
+    env._session.conn.execute("INSERT INTO synthenv_touched (tbl, id) VALUES (?, 1)", (env.schema.tables[0].name,))
     _, reward, terminated, _, info = env.step({"answer": task.answer})
     assert info["verification"]["status"] == "error" and reward == 0.0 and terminated
     assert "no such table" in env.verdict.error

@@ -47,6 +47,14 @@ def blocking_rule(policy: Policy, conn: sqlite3.Connection, table: str, goal: st
     return None
 
 
+def forbidden_statuses(
+    policy: Policy, conn: sqlite3.Connection, table: str, statuses: Iterable[str], row_id: Any, end: str
+) -> tuple[str, ...]:
+    """The ``statuses`` (other than the one it must end in) a staff rule forbids record ``row_id``
+    to reach: the ones it may not pass through on any path."""
+    return tuple(s for s in statuses if s != end and blocking_rule(policy, conn, table, s, row_id) is not None)
+
+
 def goal_of(spec: ToolSpec, arguments: dict[str, Any]) -> str | None:
     """The status a write call moves its record to, or None (not a status write)."""
     if spec.kind == "transition" and spec.to is not None:

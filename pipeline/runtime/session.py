@@ -31,7 +31,10 @@ Two kinds of session share this class:
 
 Every session carries a write log: a table and, on every table of the schema, triggers
 that record the id of each row any statement inserts, updates or deletes (side effects
-of operations included; a refused call's savepoint rolls its entries back). They are
+of operations included; a refused call's savepoint rolls its entries back), and each value
+a status column takes, in order, so the verifier sees the path a record took as well as
+where it ended (a status the policy forbids it to reach, passed through on the way, fails the
+task: ``RowChange.avoid``). They are
 built once per initial state and executor (:func:`tracked_image`) and live in the base
 every session starts from, so a session pays nothing for them. The verifier then
 compares just the logged rows with the initial state, read from the shared base through
@@ -54,7 +57,6 @@ import sqlite3
 import tempfile
 import threading
 import weakref
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -63,6 +65,10 @@ from typing import Any
 from pipeline.bundle.format import StateFile, open_state_file
 from pipeline.runtime.verify import WRITE_LOG, Touched, Verdict, Verifier, error_verdict, verify
 from pipeline.tools.executor import Executor, ToolSpec, open_copy
+from pipeline.world.schema import Schema
+
+Watched = tuple[tuple[str, tuple[str, ...]], ...]
+"""(table, its status columns) for every table the write log watches."""
 
 log = logging.getLogger("synthenv.verify")
 
@@ -85,8 +91,8 @@ def _connect(uri: str) -> sqlite3.Connection:
 @dataclass(eq=False)
 class _Prepared:
     initial: bytes
-    tables: tuple[str, ...]
-    """The schema's tables (what the write log's triggers watch)."""
+    tables: Watched
+    """The schema's tables and their status columns (what the write log's triggers watch)."""
     uri: str
     """Where sessions open the shared base when it is in memory (a memdb database)."""
     reference: sqlite3.Connection
@@ -184,7 +190,7 @@ def _prepared(initial: bytes, executor: Executor) -> _Prepared:
     hit = _PREPARED.get(executor)
     if hit is not None and (hit.initial is initial or hit.initial == initial):
         return hit
-    tables = tuple(t.name for t in executor.schema.tables)
+    tables = watched(executor.schema)
     if isinstance(initial, StateFile):
         initial.check()
         reference = open_state_file(initial.path, readonly=True)
@@ -210,25 +216,45 @@ def tracked_connection(initial: bytes, executor: Executor) -> sqlite3.Connection
     """
     conn = open_copy(initial)
     try:
-        _add_write_log(conn, [t.name for t in executor.schema.tables])
+        _add_write_log(conn, watched(executor.schema))
     except BaseException:
         conn.close()
         raise
     return conn
 
 
-def _add_write_log(conn: sqlite3.Connection, tables: Iterable[str]) -> None:
-    """The write log table and, on every one of ``tables``, its triggers, committed."""
+def watched(schema: Schema) -> Watched:
+    """Every table of ``schema`` with its status columns: the ones an operation moves or whose
+    moves the schema declares, whose history the write log keeps."""
+    out = []
+    for table in schema.tables:
+        moved = {op.column for op in schema.operations if op.table == table.name}
+        out.append((table.name, tuple(c.name for c in table.columns if c.name in moved or c.transitions)))
+    return tuple(out)
+
+
+def _add_write_log(conn: sqlite3.Connection, tables: Watched) -> None:
+    """The write log table and, on every one of ``tables``, its triggers, committed: one row per row
+    written (``col`` null), and one per change of a status column with the value it took, so the
+    verifier sees every status a record passed through, not only where it ended."""
     try:
         conn.execute("BEGIN")
-        conn.execute(f"CREATE TABLE main.{WRITE_LOG} (tbl TEXT NOT NULL, id INTEGER NOT NULL)")
-        for i, table in enumerate(tables):
+        conn.execute(f"CREATE TABLE main.{WRITE_LOG} (tbl TEXT NOT NULL, id INTEGER NOT NULL, col TEXT, val)")
+        for i, (table, statuses) in enumerate(tables):
             name = table.replace('"', '""')
             label = table.replace("'", "''")
             for event, row in (("INSERT", "NEW"), ("UPDATE", "NEW"), ("DELETE", "OLD")):
                 conn.execute(
                     f'CREATE TRIGGER main."{WRITE_LOG}_{i}_{event.lower()}" AFTER {event} ON main."{name}" '
-                    f"BEGIN INSERT INTO {WRITE_LOG} VALUES ('{label}', {row}.id); END"
+                    f"BEGIN INSERT INTO {WRITE_LOG} (tbl, id) VALUES ('{label}', {row}.id); END"
+                )
+            for j, column in enumerate(statuses):
+                col = column.replace('"', '""')
+                word = column.replace("'", "''")
+                conn.execute(
+                    f'CREATE TRIGGER main."{WRITE_LOG}_{i}_status_{j}" AFTER UPDATE OF "{col}" ON main."{name}" '
+                    f'WHEN NEW."{col}" IS NOT OLD."{col}" '
+                    f"BEGIN INSERT INTO {WRITE_LOG} VALUES ('{label}', NEW.id, '{word}', NEW.\"{col}\"); END"
                 )
         conn.execute("COMMIT")
     except BaseException:

@@ -123,6 +123,12 @@ class RowChange(BaseModel):
     """For a goal ("make sure it ends up closed") more than one legal path reaches: columns an
     operation on such a path stamps, with the value it stamps. Each may hold that value or keep
     its own, whichever path the agent took; nothing else is free."""
+    avoid: dict[str, tuple[str, ...]] = Field(default_factory=dict, exclude_if=lambda v: not v)
+    """Status column -> values the row may not take at any point of the episode: each one the
+    world's policy forbids this record to reach. An agent could pass through one on its way to
+    the right end state (a claim sent to awaiting documents, then denied), which the end state
+    alone does not show; the session's write log keeps every status a row took, and the check
+    fails if one of these is among them."""
 
 
 class Verifier(BaseModel):
@@ -438,6 +444,7 @@ def _check_change(
         gone = any(r["id"] == row_id for r in diff["deleted"])
         return Check(name=name, passed=False, expected=target, observed="deleted" if gone else "unchanged")
     before, after = pair
+    detours = _passed(conn, change, row_id)
     free = change.stamps
     wanted = {k: v for k, v in change.values.items() if k not in free}
     extra = {k: v for k, v in _changed(before, after).items() if k not in change.values and k not in free}
@@ -447,9 +454,29 @@ def _check_change(
         observed["other columns changed"] = extra
     if not stamped:
         observed["stamped"] = {k: after.get(k) for k in free}
-    return Check(
-        name=name, passed=_matches(after, wanted) and not extra and stamped, expected=target, observed=observed
-    )
+    if detours:
+        observed["passed through what the policy forbids"] = detours
+    passed = _matches(after, wanted) and not extra and stamped and not detours
+    return Check(name=name, passed=passed, expected=target, observed=observed)
+
+
+def _passed(conn: sqlite3.Connection, change: RowChange, row_id: int) -> dict[str, list[str]]:
+    """The statuses of ``change.avoid`` the row took during the episode, per column, from the
+    session's write log (none to read without one: a state compared whole, as in a container)."""
+    if not change.avoid:
+        return {}
+    logged = conn.execute("SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND name = ?", (WRITE_LOG,))
+    if logged.fetchone() is None:
+        return {}
+    out: dict[str, list[str]] = {}
+    for column, values in change.avoid.items():
+        took = conn.execute(
+            f"SELECT val FROM main.{WRITE_LOG} WHERE tbl = ? AND id = ? AND col = ?", (change.table, row_id, column)
+        )
+        hits = [str(v) for (v,) in took if str(v) in values]
+        if hits:
+            out[column] = hits
+    return out
 
 
 def check_state(

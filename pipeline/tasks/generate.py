@@ -20,7 +20,7 @@ import sqlite3
 from dataclasses import dataclass, field
 
 from pipeline.data.columns import column_seed
-from pipeline.policy.check import blocking_rule, breaking_call
+from pipeline.policy.check import blocking_rule, breaking_call, forbidden_statuses
 from pipeline.policy.derive import derive_policy
 from pipeline.policy.model import Policy
 from pipeline.progress import tick
@@ -96,9 +96,7 @@ def goal_stamps(ctx: Context, task: Task) -> Task:
         if change.op != "update" or not ops or not any(o.column in change.values for o in ops):
             changes.append(change)
             continue
-        where = " AND ".join(f"{quote_ident(k)} IS ?" for k in change.key)
-        found = ctx.conn.execute(f"SELECT id FROM {quote_ident(table.name)} WHERE {where}", tuple(change.key.values()))
-        row_id = found.fetchone()[0]
+        row_id = _row_id(ctx, table.name, change.key)
         stamps = {
             str(o.sets_time): ctx.clock[:10] if table.column(str(o.sets_time)).semantic == "date" else ctx.clock
             for o in ops
@@ -107,6 +105,40 @@ def goal_stamps(ctx: Context, task: Task) -> Task:
         changes.append(change.model_copy(update={"stamps": stamps}) if stamps else change)
     verifier = task.verifier.model_copy(update={"changes": tuple(changes)})
     return task.model_copy(update={"verifier": verifier})
+
+
+def policy_detours(ctx: Context, task: Task) -> Task:
+    """Every record whose status a task changes must not pass through a status the policy forbids
+    it to reach, on whatever path the agent takes: the verifier's ``avoid`` (read against the
+    session's status history). The reference never does (``policy_forbids_reference``)."""
+    changes, moved = [], False
+    for change in task.verifier.changes:
+        table = ctx.schema.table(change.table)
+        statuses = {op.column for op in ctx.schema.operations if op.table == table.name}
+        statuses |= {c.name for c in table.columns if c.transitions}
+        touched = [c for c in sorted(statuses) if c in change.values and table.column(c).values]
+        if change.op != "update" or not touched:
+            changes.append(change)
+            continue
+        row_id = _row_id(ctx, change.table, change.key)
+        avoid = {}
+        for column in touched:
+            end = str(change.values[column])
+            found = forbidden_statuses(ctx.policy, ctx.conn, table.name, table.column(column).values or (), row_id, end)
+            if found:
+                avoid[column] = found
+        moved |= bool(avoid)
+        changes.append(change.model_copy(update={"avoid": avoid}) if avoid else change)
+    if not moved:
+        return task
+    return task.model_copy(update={"verifier": task.verifier.model_copy(update={"changes": tuple(changes)})})
+
+
+def _row_id(ctx: Context, table: str, key: dict[str, object]) -> int:
+    where = " AND ".join(f"{quote_ident(k)} IS ?" for k in key)
+    return int(
+        ctx.conn.execute(f"SELECT id FROM {quote_ident(table)} WHERE {where}", tuple(key.values())).fetchone()[0]
+    )
 
 
 def generate_tasks(
@@ -216,6 +248,7 @@ def _attempt(build: _Build, slot: _Slot, attempt: int) -> str | None:
         return result
     if result.knobs.get("recoveries"):
         result = goal_stamps(ctx, result)
+    result = policy_detours(ctx, result)
     if contradicts(result, build.reached, build.refused, ctx.specs):
         return "contradicts_task"
     reason, run = prove(result, build.initial, ctx.executor, build.scratch, build.replayer)
