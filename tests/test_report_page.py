@@ -113,3 +113,66 @@ def test_one_example_per_family_and_level_and_the_refusal_paragraph_once(built: 
     assert used
     for w in wordings:
         assert built["page"].count(html.escape(w)) == (1 if w in used else 0), "said once, above the examples"
+
+
+def test_charts_only_where_they_add_to_a_table(built: dict[str, Any]) -> None:
+    page = built["page"]
+    tasks = page[page.index("<h2 id='tasks'>") : page.index("<h2 id='exploits'>")]
+    assert "<svg" not in tasks, "every task figure is a table already: no chart repeats one"
+    labels = re.findall(r"<svg [^>]*aria-label='([^']*)'", page)
+    assert len(labels) == 3 and labels[-1] == "entity-relationship diagram", labels
+    length = tasks[tasks.index("<h3>Reference solution length</h3>") : tasks.index("<h3>Depth per level</h3>")]
+    assert length.count("style='background:rgba(") >= len({t["family"] for t in built["tasks"]})
+
+
+def test_a_28_table_er_diagram_fits_the_column() -> None:
+    from pipeline.package.report.data import COLUMN, er_svg
+    from pipeline.world.variants import random_schema
+
+    schema = random_schema(6)
+    assert len(schema.tables) == 28
+    svg = er_svg(schema)
+    width = int(re.search(r"<svg [^>]*width='(\d+)'", svg)[1])
+    least = int(re.search(r"min-width:(\d+)px", svg)[1])
+    assert width > COLUMN, "drawn wider than the column: the page must scale it"
+    assert f"viewBox='0 0 {width} " in svg and "max-width:100%" in svg
+    assert least <= COLUMN, "it scales into the column, no scrolling needed"
+
+
+def _money(tmp_path: Path, bundle: Path, amounts: list[float]) -> str:
+    import math
+    import shutil
+    import sqlite3
+
+    from pipeline.package.report.data import money_chart
+    from pipeline.world.schema import Schema
+
+    state = tmp_path / f"state-{len(amounts)}-{amounts[-1]}.sqlite"
+    shutil.copyfile(bundle / "state.sqlite", state)
+    schema = Schema.model_validate_json((bundle / "schema.json").read_text(encoding="utf-8"))
+    conn = sqlite3.connect(state)
+    conn.create_function("log10", 1, math.log10, deterministic=True)
+    conn.execute("PRAGMA foreign_keys=OFF")
+    conn.execute("PRAGMA ignore_check_constraints=ON")
+    conn.execute("DELETE FROM payments")
+    ids = range(1, len(amounts) + 1)
+    conn.executemany(
+        "INSERT INTO payments (id, reference, order_id, amount, method, paid_at) VALUES (?, ?, 1, ?, 'card', "
+        "'2026-01-01T00:00:00')",
+        [(i, f"PAY-{i}", a) for i, a in zip(ids, amounts)],
+    )
+    try:
+        return money_chart(conn, schema, {"payments": 10**6})
+    finally:
+        conn.close()
+
+
+def test_a_money_caption_names_a_shape_only_when_the_data_shows_it(built: dict[str, Any], tmp_path: Path) -> None:
+    import random
+
+    rng = random.Random(0)
+    assert _money(tmp_path, built["bundle"], [12.5, 40.0]) == "", "two values: no histogram"
+    lognormal = _money(tmp_path, built["bundle"], [round(rng.lognormvariate(3, 1), 2) for _ in range(400)])
+    assert "Looks log-normal" in lognormal and "400 values" in lognormal
+    even = _money(tmp_path, built["bundle"], [round(rng.uniform(10, 100), 2) for _ in range(400)])
+    assert "<figcaption>400 values from" in even and "log-normal" not in even and "skewed" not in even

@@ -2,7 +2,9 @@
 
 A data profile (rows per table; per column its null rate and distinct count), bar charts
 of the two most telling skews (how unevenly children spread over parents, and the
-distribution of a money column on a log scale), and an entity-relationship diagram,
+distribution of a money column on a log scale, captioned with a shape only when the data's
+moments support it, and not drawn at all from fewer than ``MIN_VALUES`` values), and an
+entity-relationship diagram (scaled into the page's column, scrolling in its box beyond),
 drawn as inline SVG and also given as Mermaid text. Everything is computed from the
 state with fixed formatting and no timestamps, so the page is byte-for-byte
 reproducible. Tables above ``SAMPLE_ABOVE`` rows are profiled on a fixed stride of ids
@@ -22,7 +24,17 @@ from pipeline.world.schema import Column, Schema, Table
 from pipeline.world.sqlnames import quote_ident as _q
 
 SAMPLE_ABOVE = 200_000
-BOX_WIDTH, LINE, GAP_X, GAP_Y, MAX_LINES = 230, 14, 60, 18, 9
+BOX_WIDTH, LINE, GAP_X, GAP_Y, MAX_LINES = 200, 14, 40, 18, 9
+MIN_VALUES = 30
+"""Fewer positive values than this and the money histogram is not drawn (nor its shape named)."""
+SKEWED_SHARE = 0.2
+"""The top tenth of parents holding at least this share of children (twice an even spread) is "skewed"."""
+CHARS = 29
+"""Characters of 11 px monospace a box holds (a six-layer diagram, 1,460 px, fits the column at 3/4 scale)."""
+COLUMN = 1100
+"""The page's column (``body{max-width}``): the ER diagram is drawn to scale into it."""
+MIN_SCALE = 0.75
+"""How far the ER diagram shrinks to fit the column (11 px text stays above 8 px); a wider one scrolls in its box."""
 
 
 @dataclass(frozen=True)
@@ -124,13 +136,31 @@ def popularity_chart(conn: sqlite3.Connection, schema: Schema) -> str:
     share, table, column, counts, parents = best
     parent = schema.table(table).column(column).references
     shown = counts[:30]
+    shape = "Popularity is skewed" if share >= SKEWED_SHARE else "Popularity is close to even"
     return bar_chart(
         f"{table} per {parent} (top {len(shown)} of {parents})",
         [str(i + 1) for i in range(len(shown))],
         [float(c) for c in shown],
-        f"Popularity is skewed: the top 10% of {parent} account for {share:.0%} of {table} "
+        f"{shape}: the top 10% of {parent} account for {share:.0%} of {table} "
         f"(via {column}); bars are {parent} ranked by their number of {table}.",
     )
+
+
+def _skew(m2: float, m3: float) -> float:
+    """Skewness from the central moments (mean of (x - mean)² and ³); 0 for a constant."""
+    return m3 / m2**1.5 if m2 > 0 else 0.0
+
+
+def money_shape(n: int, skew: float, log_skew: float) -> str:
+    """What the caption may say of a money column's shape: only what its moments support. A
+    right-skewed column (skewness above 1) whose logarithm is about symmetric (within 0.5) looks
+    log-normal; a skewed one whose logarithm is not is only right-skewed; anything else, or fewer
+    than ``MIN_VALUES`` values, gets no word on its shape."""
+    if n < MIN_VALUES or skew <= 1:
+        return ""
+    if abs(log_skew) < 0.5:
+        return f"Looks log-normal: right-skewed (skewness {skew:.2f}), its logarithm about symmetric ({log_skew:.2f})"
+    return f"Right-skewed (skewness {skew:.2f}): most values are modest"
 
 
 def money_chart(conn: sqlite3.Connection, schema: Schema, rows: dict[str, int]) -> str:
@@ -144,11 +174,16 @@ def money_chart(conn: sqlite3.Connection, schema: Schema, rows: dict[str, int]) 
     if not candidates:
         return ""
     _, table, column = max(candidates, key=lambda x: (x[0], x[1], x[2]))
-    lo, hi = conn.execute(
-        f"SELECT min({_q(column)}), max({_q(column)}) FROM {_q(table)} WHERE {_q(column)} > 0"
+    col = _q(column)
+    values = f"(SELECT {col} AS v, log10({col}) AS l FROM {_q(table)} WHERE {col} > 0)"
+    n, lo, hi, mv, ml = conn.execute(f"SELECT count(*), min(v), max(v), avg(v), avg(l) FROM {values}").fetchone()
+    if n < MIN_VALUES or lo is None or hi is None or hi <= lo:
+        return ""  # a histogram of a handful of values shows nothing a reader can trust
+    v2, v3, l2, l3 = conn.execute(
+        f"SELECT avg((v-?)*(v-?)), avg((v-?)*(v-?)*(v-?)), avg((l-?)*(l-?)), avg((l-?)*(l-?)*(l-?)) FROM {values}",
+        [mv] * 5 + [ml] * 5,
     ).fetchone()
-    if lo is None or hi is None or hi <= lo:
-        return ""
+    shape = money_shape(n, _skew(v2, v3), _skew(l2, l3))
     bins = 16
     a, b = math.log10(lo), math.log10(hi)
     width = (b - a) / bins
@@ -161,8 +196,8 @@ def money_chart(conn: sqlite3.Connection, schema: Schema, rows: dict[str, int]) 
         f"{table}.{column} (log-spaced bins)",
         labels,
         [float(found.get(i, 0)) for i in range(bins)],
-        f"Money is log-normal: most values are modest and a long tail runs up to {_fmt(hi)}; "
-        f"each bar starts at the value under it.",
+        (f"{shape}; " if shape else "")
+        + f"{n:,} values from {_fmt(lo)} to {_fmt(hi)}. Each bar starts at the value under it.",
     )
 
 
@@ -187,7 +222,7 @@ def _depths(schema: Schema) -> dict[str, int]:
     return depth
 
 
-def _clip(text: str, width: int = 31) -> str:
+def _clip(text: str, width: int = CHARS - 1) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
@@ -208,7 +243,7 @@ def er_svg(schema: Schema) -> str:
         for t in layers[d]:
             shown = [c for c in t.columns if c.primary_key or c.references or c.name == t.label or c.unique]
             shown += [c for c in t.columns if c not in shown]
-            lines = [_clip(f"{c.name} {_marker(c)}".rstrip(), 34) for c in shown[:MAX_LINES]]
+            lines = [_clip(f"{c.name} {_marker(c)}".rstrip(), CHARS) for c in shown[:MAX_LINES]]
             if len(t.columns) > MAX_LINES:
                 lines.append(f"… +{len(t.columns) - MAX_LINES} more")
             pos[t.name] = (10 + d * (BOX_WIDTH + GAP_X), y, lines)
@@ -251,6 +286,7 @@ def er_svg(schema: Schema) -> str:
         "er.html.j2",
         width=f"{width:.0f}",
         height=f"{height:.0f}",
+        least=f"{min(width, max(COLUMN, width * MIN_SCALE)):.0f}",
         box_width=BOX_WIDTH,
         head=f"{LINE * 1.3:.0f}",
         boxes=boxes,

@@ -1,7 +1,9 @@
 """The task half of ``report.html``: what an agent will be asked, and what was dropped.
 
-Tables and inline SVG charts only (no scripts, no external files), computed from the
-tasks and the manifest, so the page is deterministic and never changes the digest.
+Tables only (no scripts, no external files), computed from the tasks and the manifest, so
+the page is deterministic. The bar charts that repeated the tables above them (tasks per
+family, drops by reason) are gone, and the per-family line chart of reference length is the
+table's shading.
 """
 
 from __future__ import annotations
@@ -14,86 +16,13 @@ from pipeline.runtime.task import Task
 from pipeline.tasks.phrasing import split_refusal_form
 from pipeline.tasks.stats import DEPTH_KNOBS, depth, diversity, reference_calls
 
-PALETTE = (
-    "#4269d0",
-    "#efb118",
-    "#ff725c",
-    "#6cc5b0",
-    "#3ca951",
-    "#ff8ab7",
-    "#a463f2",
-    "#97bbf5",
-    "#9c6b4e",
-    "#9498a0",
-    "#1b9e77",
-    "#d95f02",
-)
+SHADE = "74,127,181"
+"""Cells of the reference-length table are shaded by their value (the table reads as a chart): one
+line per family in a line chart was 12 overlapping lines that no one could tell apart."""
 
 
-def _hbars(items: list[tuple[str, float]], title: str, width: int = 520) -> dict[str, Any] | None:
-    """Horizontal bar chart, one labelled bar per item (drawn by the ``hbars`` macro)."""
-    if not items:
-        return None
-    top = max(v for _, v in items) or 1
-    row, left = 18, 170
-    bars = []
-    for i, (label, value) in enumerate(items):
-        w = (width - left - 50) * value / top
-        bars.append(
-            {"label": label, "y": 24 + i * row, "w": f"{w:.1f}", "wx": f"{left + w + 4:.1f}", "value": f"{value:g}"}
-        )
-    return {
-        "title": title,
-        "width": width,
-        "height": row * len(items) + 30,
-        "row": row,
-        "left": left,
-        "fill": PALETTE[0],
-        "bars": bars,
-    }
-
-
-def _lines(
-    series: dict[str, dict[str, float]], title: str, width: int = 560, height: int = 260
-) -> dict[str, Any] | None:
-    """Mean reference length per level: one polyline per family, the overall mean in black."""
-    levels = sorted({int(lvl) for s in series.values() for lvl in s})
-    if not levels:
-        return None
-    top = max(v for s in series.values() for v in s.values()) or 1
-    left, bottom, right, upper = 40, height - 30, width - 150, 24
-
-    def x(level: int) -> float:
-        span = max(levels[-1] - levels[0], 1)
-        return left + (right - left) * (level - levels[0]) / span
-
-    def y(value: float) -> float:
-        return bottom - (bottom - upper) * value / top
-
-    lines = []
-    for i, (name, points) in enumerate(series.items()):
-        coords = " ".join(f"{x(int(lvl)):.1f},{y(v):.1f}" for lvl, v in sorted(points.items(), key=lambda p: int(p[0])))
-        lines.append(
-            {
-                "name": name,
-                "colour": "#000" if name == "all families" else PALETTE[i % len(PALETTE)],
-                "stroke": 3 if name == "all families" else 1.5,
-                "coords": coords,
-                "y": upper + 12 * i + 4,
-            }
-        )
-    return {
-        "title": title,
-        "width": width,
-        "height": height,
-        "left": left,
-        "bottom": bottom,
-        "right": right,
-        "upper": upper,
-        "top": f"{top:g}",
-        "ticks": [(f"{x(lvl):.1f}", lvl) for lvl in levels],
-        "series": lines,
-    }
+def _shade(value: float, top: float) -> str:
+    return f"background:rgba({SHADE},{0.06 + 0.5 * value / top:.2f})" if top else ""
 
 
 def _matrix(tasks: list[Task]) -> dict[str, Any]:
@@ -107,13 +36,16 @@ def _matrix(tasks: list[Task]) -> dict[str, Any]:
 
 
 def _lengths(figures: dict[str, Any]) -> dict[str, Any]:
+    """Mean reference calls per level, overall and per family, each cell with its shade."""
     levels = sorted(figures["per_level"], key=int)
+    per_family: dict[str, dict[str, float]] = figures["per_family"]
+    top = max([*figures["per_level"].values(), *(v for per in per_family.values() for v in per.values())], default=0)
     return {
         "levels": levels,
-        "overall": [f"{figures['per_level'][lvl]:g}" for lvl in levels],
+        "overall": [(f"{figures['per_level'][lvl]:g}", _shade(figures["per_level"][lvl], top)) for lvl in levels],
         "rows": [
-            (family, [f"{per[lvl]:g}" if lvl in per else None for lvl in levels])
-            for family, per in figures["per_family"].items()
+            (family, [(f"{per[lvl]:g}", _shade(per[lvl], top)) if lvl in per else None for lvl in levels])
+            for family, per in per_family.items()
         ],
     }
 
@@ -152,21 +84,15 @@ def tasks_section(manifest: dict[str, Any], tasks: list[Task]) -> str:
     counts = manifest["counts"]
     dropped = sorted(counts.get("dropped", {}).items(), key=lambda kv: (-kv[1], kv[0]))
     figures = reference_calls(tasks)
-    lines = {"all families": figures["per_level"], **figures["per_family"]}
     return render(
         "tasks.html.j2",
         tasks=len(tasks),
         candidates=counts.get("candidates", len(tasks)),
         dropped_total=sum(n for _, n in dropped),
         matrix=_matrix(tasks),
-        per_family=_hbars(
-            [(f, float(n)) for f, n in sorted(Counter(t.family for t in tasks).items())], "tasks per family"
-        ),
         lengths=_lengths(figures),
-        reference=_lines(lines, "mean tool calls of the reference solution, by level"),
         depth=_depth(tasks),
         dropped=dropped,
-        drops=_hbars([(r, float(n)) for r, n in dropped], "dropped candidates by reason"),
         diversity=", ".join(f"{n.split('_')[1]}-grams {v:.3f}" for n, v in diversity(tasks).items()),
         examples=_examples(tasks),
     )
