@@ -176,3 +176,32 @@ def test_a_money_caption_names_a_shape_only_when_the_data_shows_it(built: dict[s
     assert "Looks log-normal" in lognormal and "400 values" in lognormal
     even = _money(tmp_path, built["bundle"], [round(rng.uniform(10, 100), 2) for _ in range(400)])
     assert "<figcaption>400 values from" in even and "log-normal" not in even and "skewed" not in even
+
+
+def test_the_procedural_report_shows_one_example_item_per_family_and_level(tmp_path: Path) -> None:
+    from pipeline.package.procedural import build_procedural_bundle
+    from pipeline.package.report.procedural import QUESTION_CHARS
+
+    level = {"gcd_lcm": 1, "maze": 2}
+    bundle = build_procedural_bundle(["gcd_lcm", "maze"], tmp_path / "a", n=12, seed=0, level=level)
+    again = build_procedural_bundle(["gcd_lcm", "maze"], tmp_path / "b", n=12, seed=0, level=level)
+    assert bundle.digest == again.digest
+    page = bundle.file("report.html").read_text(encoding="utf-8")
+    box, nav = page.index("<div class='summary'"), page.index("<nav id='contents'>")
+    assert box < nav < page.index("<h2")
+    assert re.findall(r"<li><a href='#([^']+)'>", page) == re.findall(r"<h2 id='([^']+)'>", page)
+    assert "12 single-turn questions" in page[box:nav]
+    items = [json.loads(line) for line in bundle.file("tasks.jsonl").read_text(encoding="utf-8").splitlines()]
+    first: dict[tuple[str, int], dict[str, Any]] = {}
+    for item in items:
+        first.setdefault((item["metadata"]["family"], item["metadata"]["level"]), item)
+    assert set(first) == {("gcd_lcm", 1), ("maze", 2)}
+    section = page[page.index("<h2 id='examples'>") :]
+    rows = re.findall(
+        r"<tr><td>([a-z_]+)<br>.*?</td><td>(\d+)</td><td><pre>(.*?)</pre></td><td><pre>(.*?)</pre>", section, re.S
+    )
+    assert [(f, int(lvl)) for f, lvl, _, _ in rows] == sorted(first)
+    for family, lvl, question, answer in rows:
+        item = first[(family, int(lvl))]
+        assert html.unescape(question).startswith(item["question"][:QUESTION_CHARS])
+        assert html.unescape(answer) == str(item["answer"])

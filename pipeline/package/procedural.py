@@ -18,7 +18,7 @@ from pipeline import __version__
 from pipeline.bundle.format import Bundle
 from pipeline.bundle.names import check_parent
 from pipeline.package.build import write_atomically
-from pipeline.package.report.render import render
+from pipeline.package.report.procedural import procedural_report
 
 SAFE_NAME_FAMILIES = 3
 
@@ -91,9 +91,7 @@ def build_items(
 
 
 def _report(manifest: dict[str, Any], items: list[dict[str, Any]]) -> str:
-    per = Counter((i["metadata"]["family"], i["metadata"].get("difficulty", i["metadata"]["level"])) for i in items)
-    rows = [(family, level, count) for (family, level), count in sorted(per.items())]
-    return render("procedural.html.j2", m=manifest, items=len(items), rows=rows) + "\n"
+    return procedural_report(manifest, items)
 
 
 def build_procedural_bundle(
