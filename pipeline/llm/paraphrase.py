@@ -29,8 +29,8 @@ from typing import Any
 from pipeline.llm.client import Client, Messages
 from pipeline.llm.parse import ReplyError, canonical, load_object
 from pipeline.llm.usage import Ledger
+from pipeline.runtime.answers import normalise_text
 from pipeline.runtime.task import Task
-from pipeline.runtime.verify import normalise_text
 from pipeline.tasks.phrasing import split_refusal_form
 from pipeline.tasks.proof import prove
 from pipeline.tools.executor import Executor

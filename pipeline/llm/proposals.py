@@ -38,9 +38,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pipeline.llm.client import Client, Messages
 from pipeline.llm.parse import ReplyError, canonical, load_object
 from pipeline.llm.usage import Ledger
+from pipeline.runtime.answers import normalise_text
 from pipeline.runtime.session import Session
 from pipeline.runtime.task import Grounding, Task, ToolCall
-from pipeline.runtime.verify import AnswerCheck, normalise_text
+from pipeline.runtime.verify import AnswerCheck
 from pipeline.tasks.generate import finalise
 from pipeline.tasks.model import Candidate
 from pipeline.tasks.phrasing import refusal_form

@@ -373,7 +373,7 @@ def _same(a: Any, b: Any) -> bool:
     if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
         # Float noise only (12.350000000000001 is 12.35); stored values carry at most a few decimals.
         return math.isclose(float(a), float(b), rel_tol=1e-12, abs_tol=1e-6)
-    return a == b
+    return bool(a == b)
 
 
 def _matches(row: dict[str, Any], values: dict[str, Any]) -> bool:

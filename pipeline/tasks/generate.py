@@ -24,8 +24,9 @@ from pipeline.policy.check import blocking_rule, breaking_call, forbidden_status
 from pipeline.policy.derive import derive_policy
 from pipeline.policy.model import Policy
 from pipeline.progress import tick
+from pipeline.runtime.answers import normalise_text
 from pipeline.runtime.task import Task
-from pipeline.runtime.verify import Verifier, normalise_text
+from pipeline.runtime.verify import Verifier
 from pipeline.tasks.consistency import contradicts, remember
 from pipeline.tasks.context import Context
 from pipeline.tasks.families import FAMILIES, Family
