@@ -43,7 +43,7 @@ def build_procedural(
         "name": bundle.name,
         "version": bundle.version,
         "digest": bundle.digest,
-        "tasks": bundle.manifest["counts"]["tasks"],
-        "per_family": bundle.manifest["counts"]["per_family"],
+        "tasks": bundle.manifest.as_procedural().counts.tasks,
+        "per_family": bundle.manifest.as_procedural().counts.per_family,
         "published": published,
     }

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from pipeline.bundle.manifest import ToolUseManifest
 from pipeline.jobs import recipe, steps
 from pipeline.jobs.recipe import Refine, Steps, Timings, run_recipe
 from pipeline.jobs.steps import Inputs
@@ -103,17 +104,44 @@ def test_each_step_is_reported_when_it_starts_and_ends(tmp_path: Path) -> None:
     assert steps.reporter is recipe.reporter, "the CLI sets the reporter through jobs.steps"
 
 
+def _tool_use_manifest(domain: str, seed: int, counts: dict[str, Any]) -> ToolUseManifest:
+    """The smallest tool-use manifest the model accepts, with these fields."""
+    inputs = {"domain": domain, "seed": seed, "scale": 1.0, "rows": None, "variant": False, "tasks_per_family": 1}
+    return ToolUseManifest.model_validate(
+        {
+            "name": "b",
+            "version": "1.0.0",
+            "kind": "tool_use",
+            "title": "B",
+            "description": "b",
+            "domain": domain,
+            "seed": seed,
+            "frozen_clock": "2026-01-01T00:00:00",
+            "generator_version": "0",
+            "knobs": {k: v for k, v in inputs.items() if k not in ("domain", "seed")},
+            "counts": {"rows_per_table": {}, "candidates": counts["tasks"], **counts},
+            "realism": {},
+            "reward_weights": {"outcome": 1.0},
+            "tool_probes": {},
+            "lineage": {
+                "generator": "synthenv",
+                "generator_version": "0",
+                "inputs": {**inputs, "clock": "2026-01-01T00:00:00"},
+                "parent": None,
+            },
+        }
+    )
+
+
 def test_generate_is_the_recipe_with_the_steps_it_is_given(tmp_path: Path) -> None:
     bundle = SimpleNamespace(
         path=tmp_path / "b" / "1.0.0",
         name="b",
         version="1.0.0",
         digest="sha256:0",
-        manifest={
-            "domain": "d",
-            "seed": 1,
-            "counts": {"tables": 1, "rows": 2, "tools": 3, "tasks": 4, "dropped": {}},
-        },
+        manifest=_tool_use_manifest(
+            domain="d", seed=1, counts={"tables": 1, "rows": 2, "tools": 3, "tasks": 4, "dropped": {}}
+        ),
     )
     calls: list[tuple[Any, ...]] = []
     summary = steps.generate(

@@ -23,11 +23,12 @@ import sqlite3
 import stat
 import tarfile
 import tempfile
-from dataclasses import dataclass
+from collections.abc import Mapping
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from pipeline.bundle.manifest import Manifest, ManifestBase, ManifestError, manifest_from
 from pipeline.bundle.names import (
     DIGEST,
     MAX_FILES,
@@ -42,8 +43,6 @@ from pipeline.bundle.names import (
 
 MANIFEST = "manifest.json"
 FORMAT_VERSION = 2
-SEALED = ("format", "files", "sizes", "fields", "digest")
-"""Manifest fields :func:`write_bundle` computes; whatever a caller passes for them is replaced."""
 
 
 class BundleError(Exception):
@@ -209,9 +208,14 @@ def _bundle_entries(directory: Path) -> list[os.DirEntry[str]]:
         return sorted(it, key=lambda e: e.name)
 
 
-def write_bundle(directory: Path, manifest: dict[str, Any]) -> dict[str, Any]:
-    """Hash every file already in ``directory`` and write the sealed manifest; returns it."""
+def write_bundle(directory: Path, manifest: Manifest | Mapping[str, Any]) -> Manifest:
+    """Hash every file already in ``directory`` and write the sealed manifest; returns it.
+
+    The manifest is checked against its model first, so no bundle is written that would not load.
+    """
     directory = Path(directory)
+    if not isinstance(manifest, ManifestBase):
+        manifest = model_of(dict(manifest), str(directory))
     files: dict[str, str] = {}
     sizes: dict[str, int] = {}
     for entry in _bundle_entries(directory):
@@ -225,15 +229,42 @@ def write_bundle(directory: Path, manifest: dict[str, Any]) -> dict[str, Any]:
             raise BundleError(f"{directory}: {entry.name} is not a regular file; a bundle holds only plain files")
         files[entry.name] = sha256_file(Path(entry.path))
         sizes[entry.name] = entry.stat(follow_symlinks=False).st_size
-    content = {k: v for k, v in manifest.items() if k not in SEALED}
-    for key, check in (("name", check_bundle_name), ("version", check_version)):
-        try:
-            check(content.get(key))
-        except ValueError as exc:
-            raise BundleError(str(exc)) from None
+    content = manifest.content()
+    try:
+        check_bundle_name(manifest.name)
+        check_version(manifest.version)
+    except ValueError as exc:
+        raise BundleError(str(exc)) from None
     full = seal_manifest({**content, "format": FORMAT_VERSION, "files": files, "sizes": sizes})
     (directory / MANIFEST).write_text(pretty_json(full), encoding="utf-8")
-    return full
+    return model_of(full, str(directory))
+
+
+def model_of(data: dict[str, Any], where: str) -> Manifest:
+    """The typed manifest of a JSON object, or :class:`BundleError` naming the fields that do not fit.
+
+    The model must give back exactly the object it was read from (same fields, same values, same
+    number types): the digest was taken over that object, and readers read the model.
+    """
+    try:
+        model = manifest_from(data)
+    except ManifestError as exc:
+        raise BundleError(f"{where}: {exc}") from None
+    try:
+        same = _hashable(model.as_dict()) == _hashable(data)
+    except (ValueError, TypeError) as exc:
+        raise BundleError(f"{where}: the manifest cannot be hashed canonically ({str(exc)[:200]})") from None
+    if not same:
+        raise BundleError(f"{where}: the manifest does not read back as it was written (a field changed type)")
+    return model
+
+
+def read_manifest(raw: bytes | str, where: str, verify: bool = True) -> Manifest:
+    """A manifest file's bytes as its model: parsed strictly, its seal checked (``verify``), then typed."""
+    data = parse_manifest(raw, where)
+    if verify:
+        check_manifest(data, where)
+    return model_of(data, where)
 
 
 ARCHIVE_GZIP_LEVEL = 6
@@ -289,7 +320,8 @@ def check_manifest(manifest: dict[str, Any], where: str) -> None:
     files, sizes, fields = manifest.get("files"), manifest.get("sizes"), manifest.get("fields")
     if not isinstance(files, dict) or not isinstance(sizes, dict) or not isinstance(fields, dict):
         raise BundleError(f"{where}: the manifest lacks 'files', 'sizes' or 'fields'")
-    if not isinstance(manifest.get("digest"), str) or not DIGEST.match(manifest["digest"]):
+    digest = manifest.get("digest")
+    if not isinstance(digest, str) or not DIGEST.match(digest):
         raise BundleError(f"{where}: the manifest's 'digest' is not sha256:<64 hex>")
     if len(files) > MAX_FILES:
         raise BundleError(f"{where}: the manifest lists {len(files)} files; a bundle holds at most {MAX_FILES}")
@@ -317,30 +349,40 @@ def check_manifest(manifest: dict[str, Any], where: str) -> None:
         if fields[key] != actual[key]:
             what = "the file list" if key == "files" else f"manifest field {shown(key)}"
             raise BundleError(f"{where}: {what} was modified after the bundle was sealed ('{key}' does not match)")
-    if manifest_digest(manifest) != manifest["digest"]:
+    if manifest_digest(manifest) != digest:
         raise BundleError(
             f"{where}: the digest does not match the manifest (the digest or the field hashes were edited)"
         )
 
 
-@dataclass(frozen=True)
 class Bundle:
-    """A verified bundle on disk."""
+    """A verified bundle on disk: its directory and its typed manifest.
+
+    ``manifest`` may be given as its JSON object (a draft built in memory); it is read into its
+    model then, so every reader gets the model.
+    """
 
     path: Path
-    manifest: dict[str, Any]
+    manifest: Manifest
+
+    def __init__(self, path: Path, manifest: Manifest | Mapping[str, Any]) -> None:
+        self.path = Path(path)
+        self.manifest = manifest if isinstance(manifest, ManifestBase) else model_of(dict(manifest), str(path))
+
+    def __repr__(self) -> str:
+        return f"Bundle(path={str(self.path)!r}, ref={self.ref!r}, digest={self.digest!r})"
 
     @property
     def name(self) -> str:
-        return str(self.manifest["name"])
+        return self.manifest.name
 
     @property
     def version(self) -> str:
-        return str(self.manifest["version"])
+        return self.manifest.version
 
     @property
     def digest(self) -> str:
-        return str(self.manifest["digest"])
+        return self.manifest.digest
 
     @property
     def ref(self) -> str:
@@ -377,10 +419,9 @@ def _kind(mode: int) -> str:
     return "a special file"
 
 
-def _check_files(path: Path, manifest: dict[str, Any]) -> None:
+def _check_files(path: Path, manifest: Manifest) -> None:
     """Every listed file is there, a plain file of the listed size and hash; nothing else is."""
-    files: dict[str, str] = manifest["files"]
-    sizes: dict[str, int] = manifest["sizes"]
+    files, sizes = manifest.files, manifest.sizes
     extra = []
     for entry in _bundle_entries(path):
         if entry.name == MANIFEST or entry.name in files:
@@ -412,9 +453,11 @@ def load_bundle(path: str | Path, verify: bool = True) -> Bundle:
         raise BundleError(f"{path}: {MANIFEST} is {_kind(info.st_mode)}, not a file")
     if info.st_size > MAX_MANIFEST_BYTES:
         raise BundleError(f"{path}: {MANIFEST} is {info.st_size} bytes; the limit is {MAX_MANIFEST_BYTES} bytes")
-    manifest = parse_manifest(manifest_path.read_bytes(), str(manifest_path))
+    data = parse_manifest(manifest_path.read_bytes(), str(manifest_path))
     if verify:
-        check_manifest(manifest, str(path))
+        check_manifest(data, str(path))
+    manifest = model_of(data, str(path))
+    if verify:
         _check_files(path, manifest)
     return Bundle(path=path, manifest=manifest)
 

@@ -15,11 +15,14 @@ import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 from rich.console import Console
 from rich.markup import escape
+
+if TYPE_CHECKING:
+    from pipeline.bundle.manifest import Manifest
 
 err = Console(stderr=True, soft_wrap=True)
 out = Console(soft_wrap=True)
@@ -143,8 +146,8 @@ def open_bundle(path: Path, kinds: tuple[str, ...] = ("tool_use", "procedural"),
     return bundle
 
 
-def bundle_kind(manifest: dict[str, Any]) -> str:
-    return "procedural" if manifest.get("kind") == "procedural" else "tool_use"
+def bundle_kind(manifest: Manifest) -> str:
+    return manifest.kind
 
 
 KIND_HINTS = {

@@ -247,7 +247,7 @@ def calibrate(
         "ref": result.ref,
         "digest": result.digest,
         "parent": parent.ref,
-        "runs": [r["policy"] for r in result.manifest["calibration"]["runs"]],
+        "runs": [r["policy"] for r in calibration.runs] if (calibration := result.manifest.calibration) else [],
         "published": published,
     }
     if as_json:

@@ -84,8 +84,8 @@ def procedural(
         "digest": bundle.digest,
         "name": bundle.name,
         "version": bundle.version,
-        "tasks": bundle.manifest["counts"]["tasks"],
-        "per_family": bundle.manifest["counts"]["per_family"],
+        "tasks": bundle.manifest.as_procedural().counts.tasks,
+        "per_family": bundle.manifest.as_procedural().counts.per_family,
         "dropped": {},
         "export": exported,
     }

@@ -4,7 +4,7 @@ A level is a claim about structure (longer reference solutions); an evaluation m
 it. :func:`calibrate` takes one or more evaluation reports of the same bundle digest (a
 model's, the scripted baselines') and writes the next version of the bundle: the same
 world and tasks, ``lineage.parent`` set to the evaluated version, and
-``manifest["calibration"]`` holding
+``manifest.calibration`` holding
 
 * ``runs``: each report's figures per family × level (pass@1, pass@k, pass^k with
   intervals, steps, tool errors), its policy and its evaluation config (id and values);
@@ -25,7 +25,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pipeline.bundle.format import SEALED, Bundle
+from pipeline.bundle.format import Bundle
+from pipeline.bundle.manifest import Calibration
 from pipeline.bundle.versions import bump
 
 CALIBRATION_FORMAT = 1
@@ -71,8 +72,8 @@ def _check_report(data: dict[str, Any], p: Path) -> None:
                 raise ValueError(f"{p}: task {tid!r}: {key!r} must be {kind.__name__}, got {value!r}")
 
 
-def calibration(reports: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """``manifest["calibration"]`` from reports of one bundle digest."""
+def calibration(reports: Sequence[Mapping[str, Any]]) -> Calibration:
+    """``manifest.calibration`` from reports of one bundle digest."""
     from pipeline.evaluate.baselines import BASELINES
     from pipeline.evaluate.judgment import JUDGMENT_BASELINES
 
@@ -95,12 +96,12 @@ def calibration(reports: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         rate = round(sum(o["passed"] for o in measured) / n, 4) if n else None
         entry["pass_rate"] = rate
         entry["difficulty"] = None if rate is None else round(1 - rate, 4)
-    return {
-        "format": CALIBRATION_FORMAT,
-        "bundle": {"ref": reports[0]["bundle"]["ref"], "digest": reports[0]["bundle"]["digest"]},
-        "runs": [{k: r[k] for k in RUN_KEYS} for r in sorted(reports, key=lambda r: r["policy"])],
-        "tasks": dict(sorted(tasks.items())),
-    }
+    return Calibration(
+        format=CALIBRATION_FORMAT,
+        bundle={"ref": reports[0]["bundle"]["ref"], "digest": reports[0]["bundle"]["digest"]},
+        runs=[{k: r[k] for k in RUN_KEYS} for r in sorted(reports, key=lambda r: r["policy"])],
+        tasks=dict(sorted(tasks.items())),
+    )
 
 
 def calibrate(parent: Bundle, reports: Sequence[Mapping[str, Any]], out: Path, version: str | None = None) -> Bundle:
@@ -109,16 +110,15 @@ def calibrate(parent: Bundle, reports: Sequence[Mapping[str, Any]], out: Path, v
     from pipeline.package.report.evaluation import calibration_section, with_section
 
     data = calibration(reports)
-    if data["bundle"]["digest"] != parent.digest:
+    if data.bundle["digest"] != parent.digest:
         raise ValueError(
-            f"the reports evaluate {data['bundle']['ref']} ({data['bundle']['digest']}), not {parent.ref} "
-            f"({parent.digest})"
+            f"the reports evaluate {data.bundle['ref']} ({data.bundle['digest']}), not {parent.ref} ({parent.digest})"
         )
-    manifest = {k: v for k, v in parent.manifest.items() if k not in SEALED}
-    manifest["version"] = version or bump(parent.version, "minor")
-    manifest["lineage"] = {**dict(manifest.get("lineage") or {}), "parent": parent.ref}
-    manifest["calibration"] = data
-    if manifest.get("kind", "tool_use") == "tool_use":
+    lineage = parent.manifest.lineage.model_copy(update={"parent": parent.ref})
+    manifest = parent.manifest.with_changes(
+        version=version or bump(parent.version, "minor"), lineage=lineage, calibration=data
+    )
+    if manifest.kind == "tool_use":
         from pipeline.runtime.task import Task
         from pipeline.tools.specs import Toolset
         from pipeline.world.schema import Schema
@@ -133,11 +133,12 @@ def calibrate(parent: Bundle, reports: Sequence[Mapping[str, Any]], out: Path, v
         )
 
     def write(directory: Path) -> None:
-        for name in parent.manifest["files"]:
+        for name in parent.manifest.files:
             if name in ("manifest.json", "report.html"):
                 continue
             shutil.copyfile(parent.file(name), directory / name)
         page = parent.file("report.html").read_text(encoding="utf-8")
-        (directory / "report.html").write_text(with_section(page, calibration_section(manifest)), encoding="utf-8")
+        section = calibration_section(manifest.as_dict())  # the report reads the JSON object for now
+        (directory / "report.html").write_text(with_section(page, section), encoding="utf-8")
 
     return write_atomically(Path(out), manifest, write)

@@ -90,16 +90,14 @@ def parent_of(bundles: Mapping[str, Bundle]) -> Bundle:
     if len(names) != 1:
         raise ValueError(f"results must come from versions of one bundle, got {', '.join(names)}")
     parent = max(bundles.values(), key=lambda b: parse_version(b.version))
-    if parent.manifest.get("kind", "tool_use") not in ("procedural", "tool_use"):
-        raise ValueError(f"{parent.ref} is a {parent.manifest.get('kind')!r} bundle; the loop cannot regenerate it")
     return parent
 
 
 def bundle_levels(bundle: Bundle) -> dict[str, int]:
     """The level each family of a procedural bundle was generated at."""
-    knobs = bundle.manifest["knobs"]
-    level = knobs.get("level")
-    levels = {f: int(level.get(f, 0)) if isinstance(level, dict) else int(level or 0) for f in knobs["families"]}
+    knobs = bundle.manifest.as_procedural().knobs
+    level = knobs.level
+    levels = {f: int(level.get(f, 0)) if isinstance(level, dict) else int(level or 0) for f in knobs.families}
     for item in bundle.read_jsonl("tasks.jsonl"):
         levels[item["metadata"]["family"]] = int(item["metadata"]["level"])
     return dict(sorted(levels.items()))
@@ -162,14 +160,14 @@ def build_next(parent: Bundle, levels: Mapping[str, int], out: Path, version: st
     """The parent's families, weights, size and seed at ``levels``, as ``version``, with the parent as lineage."""
     from pipeline.package.procedural import build_procedural_bundle
 
-    knobs = parent.manifest["knobs"]
+    knobs = parent.manifest.as_procedural().knobs
     return build_procedural_bundle(
-        knobs["families"],
+        knobs.families,
         out,
-        n=int(knobs["n"]),
-        seed=int(parent.manifest["seed"]),
+        n=knobs.n,
+        seed=parent.manifest.seed,
         level=dict(levels),
-        weights=dict(knobs["weights"]),
+        weights=dict(knobs.weights),
         version=version,
         parent=parent.ref,
     )
@@ -319,7 +317,7 @@ def update(
     earlier = applied(state_path, digest)
     if earlier is not None:
         return Update(**{**earlier, "already_applied": True})
-    if parent.manifest.get("kind", "tool_use") == "tool_use":
+    if parent.manifest.kind == "tool_use":
         mix_args = (results, digest, parent, bundles, rollouts, state_path, root, registry, steps, run)
         return _update_mix(*mix_args, target, min_samples)
     min_samples = DEFAULT_MIN_SAMPLES if min_samples is None else min_samples

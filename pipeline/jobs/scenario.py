@@ -197,7 +197,7 @@ def report(
     ledger = Ledger().merge(designed.ledger)
     if refined is not None:
         ledger.merge(refined.ledger)
-    counts = bundle.manifest["counts"] if bundle is not None else {}
+    counts = bundle.manifest.as_tool_use().counts if bundle is not None else None
     return {
         "scenario": designed.scenario.name,
         "status": status or ("built" if bundle is not None else "dropped"),
@@ -207,12 +207,12 @@ def report(
         "archive": str(archive_path(bundle.path, bundle.name, bundle.version)) if bundle is not None else None,
         "digest": bundle.digest if bundle is not None else None,
         "domain": designed.scenario.slug,
-        "seed": bundle.manifest["seed"] if bundle is not None else None,
-        "tables": counts.get("tables", 0),
-        "rows": counts.get("rows", 0),
-        "tools": counts.get("tools", 0),
-        "tasks": counts.get("tasks", 0),
-        "dropped": counts.get("dropped", {}),
+        "seed": bundle.manifest.seed if bundle is not None else None,
+        "tables": counts.tables if counts else 0,
+        "rows": counts.rows if counts else 0,
+        "tools": counts.tools if counts else 0,
+        "tasks": counts.tasks if counts else 0,
+        "dropped": counts.dropped if counts else {},
         "reasons": designed.reasons if designed.blueprint is None else ([error] if error else []),
         "blueprint_attempts": designed.attempts,
         "vocabularies": {"kept": len(designed.vocab_kept), "rejected": designed.vocab_rejected},

@@ -165,21 +165,22 @@ PLAIN: Steps[Path] = Steps(
 
 def summary(bundle: Bundle, timings: dict[str, float]) -> dict[str, Any]:
     """What ``synthenv generate --json`` prints; scripts rely on these keys."""
-    counts = bundle.manifest["counts"]
+    manifest = bundle.manifest.as_tool_use()
+    counts = manifest.counts
     return {
         "path": str(bundle.path),
         "archive": str(archive_path(bundle.path, bundle.name, bundle.version)),
         "digest": bundle.digest,
         "name": bundle.name,
         "version": bundle.version,
-        "domain": bundle.manifest["domain"],
-        "seed": bundle.manifest["seed"],
-        "tables": counts["tables"],
-        "rows": counts["rows"],
-        "tools": counts["tools"],
-        "tasks": counts["tasks"],
-        "dropped": counts["dropped"],
-        "exploits": counts.get("exploits", {}),
+        "domain": manifest.domain,
+        "seed": manifest.seed,
+        "tables": counts.tables,
+        "rows": counts.rows,
+        "tools": counts.tools,
+        "tasks": counts.tasks,
+        "dropped": counts.dropped,
+        "exploits": counts.exploits,
         "seconds": timings,
     }
 

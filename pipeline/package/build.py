@@ -11,10 +11,8 @@ import shutil
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from pipeline.bundle.format import (
-    SEALED,
     Bundle,
     BundleError,
     archive_path,
@@ -23,6 +21,7 @@ from pipeline.bundle.format import (
     write_archive,
     write_bundle,
 )
+from pipeline.bundle.manifest import Manifest
 from pipeline.bundle.names import check_bundle_name, check_version
 from pipeline.bundle.versions import parse_version
 from pipeline.package.report.page import report_html
@@ -43,7 +42,7 @@ class VersionExists(BundleError):
     """``out/<name>/<version>/`` already holds other content: a version, once written, is never rewritten."""
 
 
-def write_atomically(out: Path, manifest: dict[str, Any], write_files: Callable[[Path], None]) -> Bundle:
+def write_atomically(out: Path, manifest: Manifest, write_files: Callable[[Path], None]) -> Bundle:
     """Write ``out/<name>/<version>/`` via a scratch directory and one rename, plus the archive.
 
     Name and version become paths here, so they are checked before anything is created. A
@@ -52,7 +51,7 @@ def write_atomically(out: Path, manifest: dict[str, Any], write_files: Callable[
     means one thing (a second ``generate`` with other ``--rows`` once replaced a bundle a
     trainer had already pulled by that name).
     """
-    name, version = check_bundle_name(manifest.get("name")), check_version(manifest.get("version"))
+    name, version = check_bundle_name(manifest.name), check_version(manifest.version)
     target = Path(out) / name / version
     target.parent.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f".{version}-", dir=target.parent))
@@ -88,7 +87,7 @@ def _keep_existing(target: Path, digest: str) -> None:
 
 def package(
     out: Path,
-    manifest: dict[str, Any],
+    manifest: Manifest,
     schema: Schema,
     state: Path,
     toolset: Toolset,
@@ -101,13 +100,15 @@ def package(
         (scratch / "schema.sql").write_text(ddl_script(schema, "sqlite"), encoding="utf-8")
         shutil.copyfile(state, scratch / "state.sqlite")
         (scratch / "tools.json").write_text(pretty_json(json.loads(toolset.model_dump_json())), encoding="utf-8")
-        doc = openapi_document(toolset, manifest["title"], manifest["version"])
+        doc = openapi_document(toolset, manifest.title, manifest.version)
         (scratch / "openapi.json").write_text(pretty_json(doc), encoding="utf-8")
         with (scratch / "tasks.jsonl").open("w", encoding="utf-8") as fh:
             for t in tasks:
                 fh.write(json.dumps(t.model_dump(mode="json"), sort_keys=True, ensure_ascii=False) + "\n")
-        (scratch / "report.html").write_text(report_html(manifest, schema, state, tasks), encoding="utf-8")
-        (scratch / "Dockerfile").write_text(dockerfile(manifest["name"], manifest["version"]), encoding="utf-8")
+        # The report reads the manifest as its JSON object for now (it is being rewritten apart).
+        page = report_html(manifest.as_dict(), schema, state, tasks, toolset)
+        (scratch / "report.html").write_text(page, encoding="utf-8")
+        (scratch / "Dockerfile").write_text(dockerfile(manifest.name, manifest.version), encoding="utf-8")
 
     return write_atomically(out, manifest, write)
 
@@ -119,12 +120,11 @@ def restamp(bundle: Bundle, version: str, out: Path | None = None) -> Bundle:
     world, only its version changed.
     """
     parse_version(version)
-    if bundle.manifest.get("kind", "tool_use") != "tool_use":
+    if bundle.manifest.kind != "tool_use":
         raise ValueError(
             f"{bundle.ref}: only tool_use bundles can be re-versioned; regenerate it with the version instead"
         )
-    manifest = {k: v for k, v in bundle.manifest.items() if k not in SEALED}
-    manifest["version"] = version
+    manifest = bundle.manifest.with_changes(version=version)
     schema = Schema.model_validate(bundle.read_json("schema.json"))
     toolset = Toolset.model_validate(bundle.read_json("tools.json"))
     tasks = [Task.model_validate(t) for t in bundle.read_jsonl("tasks.jsonl")]

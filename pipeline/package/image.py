@@ -152,7 +152,7 @@ def _add_bundle(tar: tarfile.TarFile, bundle: Bundle, prefix: str) -> None:
     """
     _add_dir(tar, prefix)
     _add_bytes(tar, f"{prefix}/{MANIFEST}", bundle.file(MANIFEST).read_bytes())
-    for name, expected in sorted(bundle.manifest["files"].items()):
+    for name, expected in sorted(bundle.manifest.files.items()):
         fd = os.open(bundle.file(name), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
         with os.fdopen(fd, "rb") as fh:
             data = fh.read()

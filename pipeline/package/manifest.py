@@ -1,6 +1,7 @@
 """The manifest of a tool-use bundle: what it is, what it was made from and what it holds.
 
-Assembled here, beside :func:`pipeline.package.build.package` that writes it, from the products of
+Its model (every field, described) is :class:`pipeline.bundle.manifest.ToolUseManifest`; it is
+assembled here, beside :func:`pipeline.package.build.package` that writes it, from the products of
 the four earlier steps and the generation inputs (``pipeline.jobs.steps.Inputs``, read through
 :class:`ManifestInputs` so this package does not depend on the jobs that drive it).
 """
@@ -11,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from pipeline import __version__
+from pipeline.bundle.manifest import LineageInputs, ToolUseCounts, ToolUseKnobs, ToolUseLineage, ToolUseManifest
 from pipeline.data.populate import PopulateResult
 from pipeline.tasks.mix import Mix, mix_knob
 from pipeline.tasks.model import TaskSet
@@ -69,62 +71,65 @@ def manifest_for(
     toolset: Toolset,
     taskset: TaskSet,
     llm: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
-    """The manifest; ``llm`` (a scenario's model, replies and passes) joins the lineage when given."""
-    manifest: dict[str, Any] = {
-        "name": inputs.name,
-        "version": inputs.version,
-        "kind": "tool_use",
-        "title": schema.title,
-        "description": schema.description,
-        "domain": inputs.domain,
-        "seed": inputs.seed,
-        "frozen_clock": inputs.clock,
-        "generator_version": __version__,
-        "knobs": {
-            "scale": inputs.scale,
-            "rows": inputs.rows,
-            "variant": inputs.variant,
-            "tasks_per_family": inputs.tasks_per_family,
-        },
-        "counts": {
-            "tables": len(schema.tables),
-            "rows": sum(populated.rows.values()),
-            "rows_per_table": populated.rows,
-            "tools": len(toolset.tools),
-            "tasks": len(taskset.tasks),
-            "candidates": taskset.candidates,
-            "dropped": dict(sorted(taskset.dropped.items())),
-            "exploits": taskset.exploit_counts(),
-            "task_figures": task_summary(taskset.tasks),
-        },
-        "realism": populated.realism,
-        "reward_weights": {"outcome": 1.0, "call_valid": 0.0, "call_succeeded": 0.0},
-        "tool_probes": _probe_summary(schema, toolset),
+) -> ToolUseManifest:
+    """The manifest; ``llm`` (a scenario's model, replies and passes) joins the lineage when given.
+
+    Optional fields (the policy, a task mix, a scenario's model) are set only when there is one,
+    so every other bundle keeps its bytes and digest: a field left unset is left out of the file.
+    """
+    mix = mix_knob(inputs.task_mix) if inputs.task_mix is not None else None
+    with_mix = {"task_mix": mix} if mix is not None else {}
+    manifest = ToolUseManifest(
+        name=inputs.name,
+        version=inputs.version,
+        kind="tool_use",
+        title=schema.title,
+        description=schema.description,
+        domain=inputs.domain,
+        seed=inputs.seed,
+        frozen_clock=inputs.clock,
+        generator_version=__version__,
+        knobs=ToolUseKnobs(
+            scale=inputs.scale,
+            rows=inputs.rows,
+            variant=inputs.variant,
+            tasks_per_family=inputs.tasks_per_family,
+            **with_mix,
+        ),
+        counts=ToolUseCounts(
+            tables=len(schema.tables),
+            rows=sum(populated.rows.values()),
+            rows_per_table=populated.rows,
+            tools=len(toolset.tools),
+            tasks=len(taskset.tasks),
+            candidates=taskset.candidates,
+            dropped=dict(sorted(taskset.dropped.items())),
+            exploits=taskset.exploit_counts(),
+            task_figures=task_summary(taskset.tasks),
+        ),
+        realism=populated.realism,
+        reward_weights={"outcome": 1.0, "call_valid": 0.0, "call_succeeded": 0.0},
+        tool_probes=_probe_summary(schema, toolset),
         # Deterministic inputs only: a flow run id or publish time would make equal inputs give
         # unequal bytes, so the registry records those in its index entry instead.
-        "lineage": {
-            "generator": "synthenv",
-            "generator_version": __version__,
-            "inputs": {
-                "domain": inputs.domain,
-                "seed": inputs.seed,
-                "scale": inputs.scale,
-                "rows": inputs.rows,
-                "variant": inputs.variant,
-                "tasks_per_family": inputs.tasks_per_family,
-                "clock": inputs.clock,
-            },
-            "parent": inputs.parent,
-        },
-    }
-    if taskset.policy is not None and taskset.policy.rules:
-        manifest["policy"] = taskset.policy.text()
-        manifest["policy_rules"] = taskset.policy.model_dump(mode="json")
-    if inputs.task_mix is not None:  # only then: every other bundle keeps its bytes and digest
-        mix = mix_knob(inputs.task_mix)
-        manifest["knobs"]["task_mix"] = mix
-        manifest["lineage"]["inputs"]["task_mix"] = mix
-    if llm is not None:  # a scenario's bundle only, so every other bundle keeps its bytes
-        manifest["lineage"]["llm"] = dict(llm)
+        lineage=ToolUseLineage(
+            generator="synthenv",
+            generator_version=__version__,
+            inputs=LineageInputs(
+                domain=inputs.domain,
+                seed=inputs.seed,
+                scale=inputs.scale,
+                rows=inputs.rows,
+                variant=inputs.variant,
+                tasks_per_family=inputs.tasks_per_family,
+                clock=inputs.clock,
+                **with_mix,
+            ),
+            parent=inputs.parent,
+            **({"llm": dict(llm)} if llm is not None else {}),
+        ),
+    )
+    policy = taskset.policy
+    if policy is not None and policy.rules:
+        manifest = manifest.with_changes(policy=policy.text(), policy_rules=policy.model_dump(mode="json"))
     return manifest

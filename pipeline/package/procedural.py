@@ -16,6 +16,7 @@ from typing import Any
 from generators.base import canonical_json
 from pipeline import __version__
 from pipeline.bundle.format import Bundle
+from pipeline.bundle.manifest import ProceduralCounts, ProceduralKnobs, ProceduralLineage, ProceduralManifest
 from pipeline.bundle.names import check_parent
 from pipeline.package.build import write_atomically
 from pipeline.package.report.procedural import procedural_report
@@ -90,8 +91,9 @@ def build_items(
     return items
 
 
-def _report(manifest: dict[str, Any], items: list[dict[str, Any]]) -> str:
-    return procedural_report(manifest, items)
+def _report(manifest: ProceduralManifest, items: list[dict[str, Any]]) -> str:
+    # The report reads the manifest as its JSON object (pipeline/package/report/procedural.py).
+    return procedural_report(manifest.as_dict(), items)
 
 
 def build_procedural_bundle(
@@ -118,23 +120,21 @@ def build_procedural_bundle(
     level = _level_knob(level)
     items = build_items(families, weights, level, n, seed, difficulty)
     per_family = Counter(i["metadata"]["family"] for i in items)
-    manifest: dict[str, Any] = {
-        "name": bundle_name(families, seed),
-        "version": version,
-        "kind": "procedural",
-        "title": "Procedural reasoning tasks: " + ", ".join(families),
-        "description": "Single-turn questions with exact answers, generated deterministically.",
-        "seed": seed,
-        "frozen_clock": None,
-        "generator_version": f"{__version__}/{generators.GENERATOR_VERSION}",
-        "knobs": {"families": list(families), "weights": weights, "level": level, "n": n},
-        "counts": {"tasks": len(items), "per_family": dict(sorted(per_family.items())), "dropped": {}},
-        "lineage": {"families": list(families), "seed": seed, "level": level, "parent": parent},
-    }
-    if difficulty is not None:
-        recorded = dict(sorted(difficulty.items())) if isinstance(difficulty, Mapping) else difficulty
-        manifest["knobs"]["difficulty"] = recorded
-        manifest["lineage"]["difficulty"] = recorded
+    recorded = dict(sorted(difficulty.items())) if isinstance(difficulty, Mapping) else difficulty
+    with_difficulty = {"difficulty": recorded} if recorded is not None else {}
+    manifest = ProceduralManifest(
+        name=bundle_name(families, seed),
+        version=version,
+        kind="procedural",
+        title="Procedural reasoning tasks: " + ", ".join(families),
+        description="Single-turn questions with exact answers, generated deterministically.",
+        seed=seed,
+        frozen_clock=None,
+        generator_version=f"{__version__}/{generators.GENERATOR_VERSION}",
+        knobs=ProceduralKnobs(families=list(families), weights=weights, level=level, n=n, **with_difficulty),
+        counts=ProceduralCounts(tasks=len(items), per_family=dict(sorted(per_family.items())), dropped={}),
+        lineage=ProceduralLineage(families=list(families), seed=seed, level=level, parent=parent, **with_difficulty),
+    )
 
     def write(directory: Path) -> None:
         with (directory / "tasks.jsonl").open("w", encoding="utf-8") as fh:

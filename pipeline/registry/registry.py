@@ -31,10 +31,10 @@ from pipeline.bundle.format import (
     MANIFEST,
     Bundle,
     BundleError,
-    check_manifest,
+    Manifest,
     load_bundle,
-    parse_manifest,
     pretty_json,
+    read_manifest,
     read_run_record,
 )
 from pipeline.bundle.names import (
@@ -153,7 +153,7 @@ class Registry:
             f"{r.name}@{r.version} is not in registry {self.url}; versions: " + ", ".join(e.version for e in entries)
         )
 
-    def manifest(self, entry: Entry) -> tuple[dict[str, Any], bytes]:
+    def manifest(self, entry: Entry) -> tuple[Manifest, bytes]:
         """The manifest an entry points to: its own hash, its seal, and its name, version and digest
         must all be the ones the entry promises."""
         hexdigest = entry.manifest.removeprefix("sha256:")
@@ -164,12 +164,11 @@ class Registry:
         if _sha256(raw) != hexdigest:
             raise RegistryError(f"{entry.ref}: manifest blob {entry.manifest} is corrupt in {self.url}")
         try:
-            manifest = parse_manifest(raw, f"{entry.ref}: manifest {entry.manifest}")
-            check_manifest(manifest, f"{entry.ref}: manifest {entry.manifest}")
+            manifest = read_manifest(raw, f"{entry.ref}: manifest {entry.manifest}")
         except BundleError as exc:
             raise RegistryError(str(exc)) from None
         promised = (entry.name, entry.version, entry.digest)
-        found = (manifest["name"], manifest["version"], manifest["digest"])
+        found = (manifest.name, manifest.version, manifest.digest)
         if found != promised:
             raise RegistryError(
                 f"the index promises {entry.name}@{entry.version} with digest {entry.digest}, but its manifest "
@@ -243,24 +242,23 @@ class Registry:
             return self._refuse_or_noop(prior, bundle)
         manifest_bytes = bundle.file(MANIFEST).read_bytes()
         size = len(manifest_bytes)
-        for rel, hexdigest in sorted(bundle.manifest["files"].items()):
+        for rel, hexdigest in sorted(bundle.manifest.files.items()):
             size += self._upload(bundle.file(rel), hexdigest)
         manifest_hex = _sha256(manifest_bytes)
         blob = self._blob(manifest_hex)
         if not self._keep_existing(blob):
             self.store.put_bytes(manifest_bytes, blob)
-        lineage = bundle.manifest.get("lineage") or {}
         entry = Entry(
             name=bundle.name,
             version=bundle.version,
             digest=bundle.digest,
             manifest="sha256:" + manifest_hex,
-            files=len(bundle.manifest["files"]) + 1,
+            files=len(bundle.manifest.files) + 1,
             size=size,
             published_at=_now(),
-            kind=str(bundle.manifest.get("kind", "")),
-            title=str(bundle.manifest.get("title", "")),
-            parent=lineage.get("parent") if isinstance(lineage, dict) else None,
+            kind=bundle.manifest.kind,
+            title=bundle.manifest.title,
+            parent=bundle.manifest.lineage.parent,
             run=run,
         )
         try:
@@ -318,10 +316,10 @@ class Registry:
         except OSError as exc:
             raise RegistryError(f"cannot pull into {root}: {exc.strerror or exc}") from None
         try:
-            for rel, hexdigest in sorted(manifest["files"].items()):
+            for rel, hexdigest in sorted(manifest.files.items()):
                 try:
                     with self.store.open_read(self._blob(hexdigest)) as stream:
-                        copy_verified(stream, scratch / rel, hexdigest, manifest["sizes"][rel])
+                        copy_verified(stream, scratch / rel, hexdigest, manifest.sizes[rel])
                 except FileNotFoundError:
                     raise RegistryError(
                         f"{entry.ref}: blob for {rel} (sha256:{hexdigest}) is missing from {self.url}"
@@ -375,7 +373,7 @@ class Registry:
             except RegistryError:
                 report.broken.append(entry.ref)
                 continue
-            live.update(manifest["files"].values())
+            live.update(manifest.files.values())
         for blob in self.store.glob(self.store.path("blobs", "sha256", "*")):
             hexdigest = blob.rsplit("/", 1)[-1]
             if hexdigest in live:

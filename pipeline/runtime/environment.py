@@ -122,7 +122,7 @@ def _parsed(bundle: Bundle) -> _Parsed:
         schema = Schema.model_validate(bundle.read_json("schema.json"))
         toolset = Toolset.model_validate(bundle.read_json("tools.json"))
         tasks = [Task.model_validate(t) for t in bundle.read_jsonl("tasks.jsonl")]
-        executor = Executor(schema, toolset, str(bundle.manifest["frozen_clock"]))
+        executor = Executor(schema, toolset, str(bundle.manifest.frozen_clock))
         initial = bundle.state_bytes
         _check_state_objects(bundle, schema, initial)
         parsed = _Parsed(schema, toolset, tasks, {t.id: t for t in tasks}, executor, initial)

@@ -41,6 +41,7 @@ import mcp_types as types
 from mcp.server.lowlevel import Server
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from pipeline.bundle.manifest import Manifest, ToolUseManifest
 from pipeline.server.sessions import CapacityError, SessionManager, UnknownSession
 from pipeline.server.trainer import EPISODE_REQUEST, OPENS_EPISODES, VERIFY_REQUEST, bearer_ok
 from pipeline.surface.text import POLICY_HEADING
@@ -224,9 +225,9 @@ def _is_trainer(ctx: Any, token: str | None) -> bool:
     return bearer_ok(_headers(ctx), token)
 
 
-def _policy_text(manifest: dict[str, Any]) -> str:
+def _policy_text(manifest: Manifest) -> str:
     """``Policy of this system:`` and the bundle's numbered rules, or "" when it has none."""
-    text = manifest.get("policy")
+    text = manifest.policy if isinstance(manifest, ToolUseManifest) else None
     if not isinstance(text, str) or not text.strip():
         return ""
     return f"{POLICY_HEADING}\n{text.strip()}"

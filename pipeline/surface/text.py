@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from pipeline.bundle.manifest import ToolUseManifest
 from pipeline.surface.tools import CONVENTIONS
 
 ANSWER_TOOL = "submit_answer"
@@ -70,10 +71,14 @@ def system_text(procedural: bool, policy: str | None = None) -> str:
 
 
 def policy_of(env: Any) -> str | None:
-    """The bundle's policy text, if it carries one (``manifest["policy"]``, written by the tasks step)."""
+    """The bundle's policy text, if it carries one (``manifest.policy``, written by the tasks step)."""
     bundle = getattr(env, "bundle", None)
     manifest = getattr(bundle, "manifest", None)
-    policy = manifest.get("policy") if isinstance(manifest, dict) else None
+    # A bundle's typed manifest, or the summary dict a Harbor task container stands in with.
+    if isinstance(manifest, ToolUseManifest):
+        policy = manifest.policy
+    else:
+        policy = manifest.get("policy") if isinstance(manifest, dict) else None
     return str(policy) if isinstance(policy, str) and policy.strip() else None
 
 
