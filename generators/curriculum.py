@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from generators.snapshot import Snapshotted, restore_evidence
 from generators.snapshot import check_integer as _integer
@@ -123,7 +123,8 @@ class Curriculum(Snapshotted):
         return {name: state.level for name, state in self._states.items()}
 
     @staticmethod
-    def _parse(result: Any) -> tuple[str, float]:
+    def _parse(result: Any) -> tuple[Any, float]:
+        """The family as given (``record`` checks it through ``_state``) and the score, checked."""
         if isinstance(result, Mapping):
             family = result.get("family")
             if family is None and isinstance(result.get("metadata"), Mapping):
@@ -150,10 +151,9 @@ class Curriculum(Snapshotted):
         ):
             results = [results]
         parsed = [self._parse(result) for result in results]
-        for family, _ in parsed:
-            self._state(family)
-        for family, value in parsed:
-            self._observe(self._states[family], value)
+        states = [(self._state(family), value) for family, value in parsed]
+        for state, value in states:
+            self._observe(state, value)
         return self.next_levels()
 
     def _observe(self, state: FamilyState, value: float) -> None:
@@ -215,5 +215,6 @@ class Curriculum(Snapshotted):
             restore_evidence(state, entry)
             previous = entry["previous_level"]
             state.previous_level = None if previous is None else _integer("previous_level", previous, 0)
-            state.changes = [tuple(int(v) for v in change) for change in entry["changes"]]
+            # Written by _family_json as [total, from level, to level]; read back as given.
+            state.changes = [cast(tuple[int, int, int], tuple(int(v) for v in change)) for change in entry["changes"]]
         return curriculum

@@ -43,7 +43,11 @@ def _connect(target: str) -> Any:
     import duckdb
 
     # A missing extension must fail at once instead of trying the network.
-    config = {"autoinstall_known_extensions": "false", "autoload_known_extensions": "false", "threads": "1"}
+    config: dict[str, str | bool | int | float | list[str]] = {
+        "autoinstall_known_extensions": "false",
+        "autoload_known_extensions": "false",
+        "threads": "1",
+    }
     return duckdb.connect(target, config=config)
 
 

@@ -9,6 +9,7 @@ column's values. References favour a few parents, money is log-normal, text come
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
@@ -210,7 +211,7 @@ def _text(table: Table, column: Column, n: int, g: np.random.Generator, cols: di
         else:
             more = pv.words(g, extra)
         return pv.make_unique(pv.as_objects(listed + more))
-    makers = {
+    makers: dict[str, Callable[[np.random.Generator, int], Sequence[str] | Array]] = {
         "person_name": pv.person_names,
         "first_name": lambda g, n: pv.vocabularies().first.draw(g, n),
         "last_name": lambda g, n: pv.vocabularies().last.draw(g, n),
@@ -254,8 +255,8 @@ def _text(table: Table, column: Column, n: int, g: np.random.Generator, cols: di
         )
     if column.name == table.label and n <= 200_000:
         return pv.distinct_draw(g, n, lambda k: make(g, k))
-    values = make(g, n)
-    return values if isinstance(values, np.ndarray) else pv.as_objects(values)
+    drawn = make(g, n)
+    return drawn if isinstance(drawn, np.ndarray) else pv.as_objects(drawn)
 
 
 def _email_owner(table: Table, column: Column, cols: dict[str, Array]) -> tuple[str, Array] | None:
@@ -408,7 +409,7 @@ def _iso(values: Array, date_only: bool) -> list[str]:
 
 def plain_values(column: Column, values: Array, nulls: Array | None) -> list[Any]:
     if column.semantic in TIME_KINDS:
-        out = _iso(values.astype(np.int64), column.semantic == "date")
+        out: list[Any] = _iso(values.astype(np.int64), column.semantic == "date")
     elif column.sql_type == "REAL":
         out = values.astype(float).tolist()
     else:

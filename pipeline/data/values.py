@@ -150,7 +150,7 @@ def cat(*parts: Array | Sequence[str]) -> list[str]:
     return ["".join(t) for t in zip(*lists)]
 
 
-def as_objects(values: Sequence[str]) -> Array:
+def as_objects(values: Sequence[str] | Array) -> Array:
     a = np.empty(len(values), dtype=object)
     a[:] = values
     return a

@@ -30,7 +30,7 @@ from pipeline.llm.client import Client, Messages
 from pipeline.llm.parse import ReplyError, canonical, load_object
 from pipeline.llm.usage import Ledger
 from pipeline.runtime.answers import normalise_text
-from pipeline.runtime.task import Task
+from pipeline.runtime.task import Grounding, Task, ToolCall
 from pipeline.tasks.phrasing import split_refusal_form
 from pipeline.tasks.proof import prove
 from pipeline.tools.executor import Executor
@@ -56,7 +56,8 @@ class ParaphraseResult:
 
 
 def _argument_values(task: Task) -> Iterable[Any]:
-    for call in [*task.grounding, *task.solution]:
+    calls: list[Grounding | ToolCall] = [*task.grounding, *task.solution]
+    for call in calls:
         for name, value in call.arguments.items():
             if name in _SKIP_ARGS:
                 continue

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 from collections import deque
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 from sqlalchemy.schema import CreateIndex, CreateTable
@@ -40,12 +40,13 @@ def _sa_type(column: Column, dialect: str) -> sa.types.TypeEngine:
             return sa.Date()
         if column.sql_type == "REAL":
             return sa.Double()
-    return {
+    by_sql_type: dict[str, sa.types.TypeEngine[Any]] = {
         "INTEGER": sa.Integer(),
         "REAL": sa.Float(),
         "BOOLEAN": sa.Boolean(create_constraint=False),
         "TEXT": sa.Text(),
-    }[column.sql_type]
+    }
+    return by_sql_type[column.sql_type]
 
 
 def constraint_name(*parts: str) -> str:
@@ -98,9 +99,9 @@ def metadata_for(schema: Schema, dialect: str = "sqlite") -> sa.MetaData:
     _check_dialect(dialect)
     md = sa.MetaData()
     for table in schema.tables:
-        items: list[sa.SchemaItem] = []
+        items: list[sa.schema.SchemaItem] = []
         for col in table.columns:
-            args: list[sa.SchemaItem] = []
+            args: list[sa.schema.SchemaItem] = []
             if col.references:
                 args.append(sa.ForeignKey(f"{col.references}.id", name=constraint_name("fk", table.name, col.name)))
             items.append(

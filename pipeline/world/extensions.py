@@ -290,7 +290,7 @@ def _contacts(parent: str) -> Extension:
 def _price_history(parent: str, field: Data) -> Extension:
     words = parent.replace("_", " ")
     m = field["name"]
-    bounds = {k: field[k] for k in ("min", "max") if k in field}
+    bounds: dict[str, Any] = {k: field[k] for k in ("min", "max") if k in field}
     return _child(
         parent,
         f"{m}_change",

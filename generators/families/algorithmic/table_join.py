@@ -107,16 +107,16 @@ def _tables(config: Config, rng: random.Random) -> tuple[list[Row], list[Row], l
     names = rng.sample(DEPARTMENTS, config.n_departments)
     # Fewer cities than departments so a city can host several departments.
     cities = rng.sample(CITIES, max(2, config.n_departments - 1))
-    departments = [
+    departments: list[Row] = [
         {"dept_id": d, "department": n, "city": rng.choice(cities), "floor": rng.randint(1, 9)}
         for d, n in zip(dept_ids, names)
     ]
     emp_ids = rng.sample(range(100, 1000), n_emp)
-    employees = [
+    employees: list[Row] = [
         {"emp_id": e, "name": n, "dept_id": rng.choice(dept_ids), "salary": rng.randrange(3000, 9001, 50)}
         for e, n in zip(emp_ids, rng.sample(FIRST_NAMES, n_emp))
     ]
-    projects = [
+    projects: list[Row] = [
         {"project": p, "lead_id": rng.choice(emp_ids), "budget": rng.randrange(10, 501, 5)}
         for p in rng.sample(PROJECTS, config.n_projects)
     ]
