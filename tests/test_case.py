@@ -113,8 +113,7 @@ def test_the_reference_scores_one_in_each_answer_form(env: Environment) -> None:
 def test_every_shortcut_without_judgment_scores_zero(env: Environment) -> None:
     for task in _cases(env):
         expected = json.loads(str(task.answer))
-        op = task.knobs["operation"]
-        forbidden = [(op, {"id": r["id"]}) for r in expected["refused"] if r["cannot"] == "policy"]
+        forbidden = [(_op(task, r["id"]), {"id": r["id"]}) for r in expected["refused"] if r["cannot"] == "policy"]
         assert forbidden, task.id  # at least one record a staff rule protects
         reference = _reference(task)
         # Doing everything asked (the tools let it), with either total.
@@ -132,6 +131,37 @@ def test_every_shortcut_without_judgment_scores_zero(env: Environment) -> None:
         assert _play(env, task, reads, task.answer) == 0.0, task.id
         # Doing nothing.
         assert _play(env, task, [], None) == 0.0, task.id
+
+
+def _op(task: Task, record: int) -> str:
+    """The operation the request asks for on ``record`` (the second request's own, for its record)."""
+    second = task.knobs.get("second")
+    return str(second["operation"] if second and second["id"] == record else task.knobs["operation"])
+
+
+def test_a_second_request_in_the_message_is_part_of_the_task(env: Environment) -> None:
+    """Where the person owns another kind of record, the message also asks for an operation on
+    their latest one: leaving it out, or doing it where the policy forbids, scores 0."""
+    seconds = [t for t in _cases(env) if t.knobs.get("second")]
+    assert seconds, "no level-5 task of this world asks for a second operation"
+    for task in seconds:
+        second = task.knobs["second"]
+        reference = _reference(task)
+        mine = [
+            i
+            for i, (tool, args) in enumerate(reference)
+            if tool == second["operation"] and args.get("id") == second["id"]
+        ]
+        refused = [r for r in json.loads(str(task.answer))["refused"] if r["id"] == second["id"]]
+        assert len(mine) + len(refused) == 1, task.id  # done or refused, never both
+        if mine:  # the second operation left out
+            without = [c for i, c in enumerate(reference) if i not in mine]
+            assert _play(env, task, without, task.answer) == 0.0, task.id
+        else:  # done although a rule forbids it (a status the tools refuse is refused either way)
+            extra = [(second["operation"], {"id": second["id"]})]
+            if refused[0]["cannot"] == "policy":
+                assert _play(env, task, reference + extra, task.answer) == 0.0, task.id
+        assert _play(env, task, reference, task.answer) == 1.0, task.id
 
 
 def test_the_first_records_listed_are_not_the_ones_the_priority_rule_means(env: Environment) -> None:

@@ -10,34 +10,44 @@ record at a time naming the rule or status, reads what was paid (or owed) on eac
 went through and adds it up, and makes the second change. The answer is one object:
 ``{"total": 312.40, "refused": [{"cannot": "policy", "id": 7, "value": "P5"}]}``.
 
+Where the person also owns records of another kind, the same message asks for an operation on
+their latest one ("Also, please cancel my most recent reservation."), judged by the policy like the
+rest (its refusal joins the list; it adds nothing to the total), as real messages bundle wishes.
+
 Every shortcut a policy without judgment takes loses: doing all four (the tools let it) changes a
 record the policy protects; taking the first records listed acts on the wrong ones; copying one
 amount, or adding every record's, gives another total; refusing only does none of the allowed part.
 
 Knobs: ``records`` (records the request covers), ``refused`` (those the operation may not go
 through for), ``policy_rules`` (rules relied on), ``candidates`` (people sharing the name plus the
-person's records), ``computed`` (a value no single tool returns: always 1), ``extra_wish``.
+person's records), ``computed`` (a value no single tool returns: always 1), ``extra_wish``,
+``second`` (the second request's operation and record, or null).
 """
 
 from __future__ import annotations
 
 import json
 import random
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
 from pipeline.policy.fees import Source, amount_source, refund
+from pipeline.policy.model import Rule
 from pipeline.runtime.task import ToolCall
 from pipeline.runtime.verify import AnswerCheck
 from pipeline.tasks.context import Context
-from pipeline.tasks.families._common import op_call
+from pipeline.tasks.families._common import op_call, operations
 from pipeline.tasks.families.request import (
     COUNTS,
     CUSTOMER_VERBS,
     Subject,
     _action,
     _decide,
+    _find_calls,
     _identify,
+    _owned,
+    _subjects,
     _unreachable,
     base_rules,
     extra_wish,
@@ -138,6 +148,16 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
         raise Skip("total_not_computed")  # one amount copied would be right
     org = person.column(person.label).semantic == "company"
     staff = op.name.split("_")[0] not in CUSTOMER_VERBS
+    second = _second(ctx, rng, found, staff, fee is not None)
+    literal_refused = [r for r in refused if r["cannot"] != "policy"]
+    if second is not None:
+        rules |= base_rules(ctx, second.op, second.table)
+        calls += [c for c in second.finding if not _listed(c, calls)]
+        judge(ctx, second.op, second.row, second.kind, calls, deciding, rules)
+        if second.kind == "allowed":
+            calls.append(op_call(second.op, second.row["id"]))
+        elif (one := refusal(second.op, second.row, second.kind, second.rule)) is not None:
+            refused.append(one)
     mine = "their" if staff else "our" if org else "my"
     subject = ctx.phrases.render(rng, "request", "many", count=COUNTS[len(chosen)], plural=table.plural, my=mine)
     text = [
@@ -145,28 +165,40 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
         ctx.phrases.render(rng, "request", "wish", action=_action(op, table, subject)),
         _total_phrase(ctx, rng, source, staff, fee is not None),
     ]
+    if second is not None:
+        one_of = ctx.phrases.render(rng, "request", "one", noun=second.table.noun, my=mine)
+        form = "second_relayed" if staff else "second"
+        text.append(ctx.phrases.render(rng, NAME, form, action=_action(second.op, second.table, one_of)))
     wish = extra_wish(ctx, rng, person, found.prow, by, staff, mine)
     if wish is not None:
         calls.append(wish[0])
         text.append(wish[1])
-    text.append(ctx.phrases.render(rng, NAME, "answer", noun=table.noun))
+    noun = table.noun if second is None else f"{table.noun} or {second.table.noun}"
+    text.append(ctx.phrases.render(rng, NAME, "answer", noun=noun))
     expected = {"total": float(round(total, 2)), "refused": refused}
-    # What doing everything asked gives (the literal reading), and what the first records listed give.
-    literal = {"total": float(round(every, 2)), "refused": [r for r in refused if r["cannot"] != "policy"]}
+    # What doing everything asked gives (the literal reading: a staff rule's refusal of the second
+    # record dropped too), and what the first records listed give (the second part done right).
+    if second is not None and second.kind == "status":
+        literal_refused.append(refused[-1])
+    literal = {"total": float(round(every, 2)), "refused": literal_refused}
+    first = _first_answer(ctx, found, source)
+    if second is not None and second.kind != "allowed":
+        first["refused"].append(refused[-1])
     knobs = {
         "records": len(chosen),
         "refused": len(refused),
         "partial": True,  # at least one record goes through and one is refused
         "policy_rules": len(rules),
         "rule_ids": sorted(rules, key=lambda r: int(r[1:])),
-        "candidates": shared + found.owned,
+        "candidates": shared + found.owned + (second.owned if second is not None else 0),
         "computed": 1,
         "extra_wish": wish is not None,
         "operation": op.name,
+        "second": None if second is None else {"operation": second.op.name, "id": second.row["id"]},
         "ids_given": False,
         "decides": deciding,
         "literal_answer": json.dumps(literal),
-        "first_answer": json.dumps(_first_answer(ctx, found, source)),
+        "first_answer": json.dumps(first),
         # What forgetting the fee gives: the amounts paid on the records that went through.
         "gross_answer": json.dumps({**expected, "total": float(round(gross, 2))}),
     }
@@ -174,6 +206,64 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
     grounding = [ctx.ground(person, by)]
     instruction = " ".join(sentence(t) for t in text)
     return Candidate(NAME, level, knobs, instruction, calls, json.dumps(expected), check, grounding=grounding)
+
+
+@dataclass(frozen=True)
+class Second:
+    """A second request in the same message: an operation on the person's latest record of another table."""
+
+    table: Table
+    op: ToolSpec
+    row: dict[str, Any]
+    kind: str
+    rule: Rule | None
+    finding: list[ToolCall]
+    owned: int
+
+
+def _second(ctx: Context, rng: random.Random, found: Subject, staff: bool, refunds: bool) -> Second | None:
+    """The person's latest record of another table they own and an operation on it the policy
+    judges (allowed, refused by a staff rule, or refused by a status no legal path leaves), one a
+    customer asks for where they write in themselves (staff relay anything), with no refund of its
+    own where the first part asks what comes back (the total is about the first records alone);
+    None where the person has none."""
+    taken = ctx.memo.setdefault("case_taken", set())
+    owner = found.prow["id"]
+    subjects = [s for s in _subjects(ctx) if s[0].name != found.table.name and ctx.parent_of(s[1][-1]) == found.person]
+    rng.shuffle(subjects)
+    for table, path, when in subjects:
+        mine = sorted(_owned(ctx, table, path).get(owner, []), key=lambda r: (str(r[when.name]), r["id"]), reverse=True)
+        if not mine or (len(mine) > 1 and str(mine[1][when.name]) == str(mine[0][when.name])):
+            continue  # a tie gives "latest" two readings
+        row = mine[0]
+        if row["id"] in {r["id"] for r in found.chosen}:
+            continue  # a refusal names a record by id alone: two records with one id would read alike
+        ops = [
+            o
+            for o in operations(ctx, table)
+            if ctx.policy.staff_rules(o.name)
+            and not (refunds and ctx.policy.fee(o.name) is not None)
+            and (staff or o.name.split("_")[0] in CUSTOMER_VERBS)  # staff pass on anything, a customer asks for theirs
+            and (table.name, owner, o.name) not in taken
+        ]
+        rng.shuffle(ops)
+        for op in ops:
+            kind, rule = _decide(ctx, op, table, row)
+            if kind == "status" and not _unreachable(ctx, op, table, row):
+                continue
+            finding = _find_calls(ctx, table, path, when, owner, [row])
+            if finding is None:
+                break
+            taken.add((table.name, owner, op.name))
+            return Second(table, op, row, kind, rule, finding, len(mine))
+    return None
+
+
+def _listed(call: ToolCall, calls: list[ToolCall]) -> bool:
+    """Whether an earlier call already listed every record ``call`` ranks (the person's records of a
+    middle table, all on one page, when the first part went through them): no second read needed."""
+    plain = {k: v for k, v in call.arguments.items() if k not in ("order_by", "descending", "limit")}
+    return any(c.tool == call.tool and dict(c.arguments) == plain for c in calls)
 
 
 def _search(ctx: Context, rng: random.Random, sizes: list[int], spec: dict[str, Any]) -> Subject:
