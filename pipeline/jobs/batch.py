@@ -221,16 +221,9 @@ def _published(registry: str | None, inputs: Inputs, key: str) -> EnvResult | No
     if entry.run.get("inputs_key") != key:
         return None  # built anyway: publishing decides (same bytes: no-op; other bytes: refused)
     manifest, _ = reg.manifest(entry)
-    counts = manifest.get("counts", {})
+    counts = manifest.as_tool_use().counts
     return EnvResult(
-        inputs.name,
-        inputs.domain,
-        inputs.seed,
-        "skipped",
-        entry.ref,
-        entry.digest,
-        int(counts.get("tasks", 0)),
-        dict(counts.get("dropped", {})),
+        inputs.name, inputs.domain, inputs.seed, "skipped", entry.ref, entry.digest, counts.tasks, dict(counts.dropped)
     )
 
 

@@ -43,10 +43,10 @@ def current_mix(bundle: Bundle) -> Mix:
     over each family's levels as the generator does (candidate ``i`` at level ``i mod levels``)."""
     from pipeline.tasks.families import FAMILIES
 
-    knobs = bundle.manifest.get("knobs") or {}
-    if knobs.get("task_mix"):
-        return {f: {int(lvl): int(c) for lvl, c in levels.items()} for f, levels in sorted(knobs["task_mix"].items())}
-    per_family = int(knobs.get("tasks_per_family", 6))
+    knobs = bundle.manifest.as_tool_use().knobs
+    if knobs.task_mix:
+        return {f: {int(lvl): c for lvl, c in levels.items()} for f, levels in sorted(knobs.task_mix.items())}
+    per_family = knobs.tasks_per_family
     mix: Mix = {}
     for name, family in FAMILIES.items():
         slots = [family.level_of(i) for i in range(per_family)]
@@ -106,23 +106,21 @@ def regenerate(parent: Bundle, mix: Mix, out: Path, version: str) -> Bundle:
     from pipeline.jobs.recipe import run_recipe
     from pipeline.jobs.steps import PLAIN, Inputs
 
-    lineage = parent.manifest.get("lineage") or {}
-    inputs = lineage.get("inputs")
-    if not isinstance(inputs, dict) or "domain" not in inputs:
-        raise ValueError(f"{parent.ref} records no generation inputs; it cannot be regenerated")
-    if lineage.get("llm"):
+    lineage = parent.manifest.as_tool_use().lineage
+    inputs = lineage.inputs
+    if lineage.llm:
         raise ValueError(
             f"{parent.ref} was designed by a model (its blueprint is not in the bundle); "
             "regenerate it with synthenv generate --scenario and the same cache"
         )
     fresh = Inputs(
-        domain=str(inputs["domain"]),
-        seed=int(inputs["seed"]),
-        scale=float(inputs.get("scale", 1.0)),
-        rows=inputs.get("rows"),
-        variant=bool(inputs.get("variant", False)),
-        tasks_per_family=int(inputs.get("tasks_per_family", 6)),
-        clock=str(inputs["clock"]),
+        domain=inputs.domain,
+        seed=inputs.seed,
+        scale=float(inputs.scale),
+        rows=inputs.rows,
+        variant=inputs.variant,
+        tasks_per_family=inputs.tasks_per_family,
+        clock=inputs.clock,
         version=version,
         parent=parent.ref,
         task_mix=as_tuples(mix),
