@@ -48,14 +48,13 @@ def transient(_task: Task[..., Any], _run: TaskRun, state: State[Any]) -> bool:
 def _step(fn: Any, name: str, cached: bool = True) -> Task[..., Any]:
     """A step as a task; the ones that only compute are cached, the ones that write are not."""
     return task(
-        fn,
         name=name,
         cache_policy=CACHED if cached else NO_CACHE,
         persist_result=cached,
         retries=2,
         retry_delay_seconds=1,
         retry_condition_fn=transient,
-    )
+    )(fn)
 
 
 STEPS = Steps(
@@ -183,18 +182,17 @@ def llm_transient(_task: Task[..., Any], _run: TaskRun, state: State[Any]) -> bo
 
 
 design = task(
-    scenario.design_step,
     name="design",
     task_run_name="design-{scenario.slug}",
     retries=1,
     retry_delay_seconds=10,
     retry_condition_fn=llm_transient,
-)
+)(scenario.design_step)
 SCENARIO_STEPS = scenario.ScenarioSteps(
     STEPS,
     design=design,
-    refine=task(
-        scenario.refine_step, name="refine", retries=1, retry_delay_seconds=10, retry_condition_fn=llm_transient
+    refine=task(name="refine", retries=1, retry_delay_seconds=10, retry_condition_fn=llm_transient)(
+        scenario.refine_step
     ),
 )
 
@@ -261,8 +259,8 @@ def generate_scenario_batch(
         if to_build
         else []
     )
-    for d, future in zip(to_build, built):
-        outcome = _settled(future)
+    for d, built_future in zip(to_build, built):
+        outcome = _settled(built_future)
         lines.append(outcome if isinstance(outcome, dict) else scenario_batch.failed_line(d, outcome))
     summary = scenario_batch.summarise(lines, time.perf_counter() - start, registry, distinct)
     target = Path(summary_path or root / "scenario-batch-summary.json")

@@ -13,31 +13,24 @@ from pipeline.jobs import curriculum as curriculum_loop
 from pipeline.jobs import task_mix
 
 STEPS = curriculum_loop.LoopSteps(
-    read=task(curriculum_loop.read_results, name="read-results", cache_policy=NO_CACHE),
+    read=task(name="read-results", cache_policy=NO_CACHE)(curriculum_loop.read_results),
     open=task(
-        curriculum_loop.open_bundles,
-        name="open-bundles",
-        cache_policy=NO_CACHE,
-        retries=2,
-        retry_delay_seconds=1,
-        retry_condition_fn=transient,
-    ),
+        name="open-bundles", cache_policy=NO_CACHE, retries=2, retry_delay_seconds=1, retry_condition_fn=transient
+    )(curriculum_loop.open_bundles),
     publish=task(
-        curriculum_loop.publish_next,
         name="build-and-publish-next",
         cache_policy=NO_CACHE,
         retries=2,
         retry_delay_seconds=1,
         retry_condition_fn=transient,
-    ),
+    )(curriculum_loop.publish_next),
     publish_mix=task(
-        task_mix.publish_next,
         name="regenerate-and-publish-next",
         cache_policy=NO_CACHE,
         retries=2,
         retry_delay_seconds=1,
         retry_condition_fn=transient,
-    ),
+    )(task_mix.publish_next),
 )
 
 

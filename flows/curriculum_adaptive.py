@@ -15,7 +15,7 @@ from prefect.cache_policies import NO_CACHE
 
 from generators import adaptive_run
 
-play_round = task(adaptive_run.play_round, name="play-round", cache_policy=NO_CACHE)
+play_round = task(name="play-round", cache_policy=NO_CACHE)(adaptive_run.play_round)
 
 
 @flow(name="adaptive_curriculum", log_prints=True)

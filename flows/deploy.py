@@ -55,7 +55,7 @@ def deployments(args: Options) -> list[Any]:
     from flows.procedural import build_procedural
 
     # By module path, so the runner finds the flows from any working directory.
-    module = {"tags": ["synthenv"], "entrypoint_type": EntrypointType.MODULE_PATH}
+    module: dict[str, Any] = {"tags": ["synthenv"], "entrypoint_type": EntrypointType.MODULE_PATH}
     common = {"registry": args.registry, "work": args.work}
     out = [
         generate_batch.to_deployment(

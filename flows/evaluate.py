@@ -15,7 +15,7 @@ from typing import Any
 from prefect import flow, task
 from prefect.artifacts import create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
-from prefect.task_runners import ThreadPoolTaskRunner
+from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
 
 from pipeline.evaluate.config import EvalConfig
 from pipeline.jobs import evaluate as job
@@ -27,7 +27,7 @@ def _play(fn: Play, task_id: str, trials: list[int]) -> list[dict[str, Any]]:
     return fn(task_id, trials)
 
 
-play_task = task(_play, name="play-task", cache_policy=NO_CACHE, task_run_name="play-{task_id}")
+play_task = task(name="play-task", cache_policy=NO_CACHE, task_run_name="play-{task_id}")(_play)
 
 
 def prefect_mapper(fn: Play, groups: list[tuple[str, list[int]]]) -> Any:
@@ -36,11 +36,16 @@ def prefect_mapper(fn: Play, groups: list[tuple[str, list[int]]]) -> Any:
     return [f.result() for f in futures]
 
 
+def _threads(workers: int) -> TaskRunner[Any]:
+    """A thread pool as the task runner Prefect's flow options are typed to take."""
+    return ThreadPoolTaskRunner(max_workers=workers)
+
+
 def _artifact(text: str, key: str) -> None:
     create_markdown_artifact("```\n" + text + "```\n", key=key, description="evaluation report")
 
 
-@flow(name="evaluate_bundle", task_runner=ThreadPoolTaskRunner(max_workers=4), log_prints=True)
+@flow(name="evaluate_bundle", task_runner=_threads(4), log_prints=True)
 def evaluate_bundle(
     bundle: str,
     registry: str | None = None,
@@ -70,11 +75,10 @@ def evaluate_bundle(
 
 def run_evaluation(concurrency: int = 4, **parameters: Any) -> dict[str, Any]:
     """``evaluate_bundle`` with a thread pool of ``concurrency`` episodes in flight."""
-    runner = ThreadPoolTaskRunner(max_workers=concurrency)
-    return evaluate_bundle.with_options(task_runner=runner)(concurrency=concurrency, **parameters)
+    return evaluate_bundle.with_options(task_runner=_threads(concurrency))(concurrency=concurrency, **parameters)
 
 
-@flow(name="evaluate_baselines", task_runner=ThreadPoolTaskRunner(max_workers=1), log_prints=True)
+@flow(name="evaluate_baselines", task_runner=_threads(1), log_prints=True)
 def evaluate_baselines(
     bundle: str,
     registry: str | None = None,

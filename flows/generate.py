@@ -21,11 +21,11 @@ from pipeline.llm.client import LLMSettings
 from pipeline.llm.scenario import Scenario
 
 STEPS = Steps(
-    schema=task(steps.schema_step, name="1-schema"),
-    populate=task(steps.populate_step, name="2-populate", retries=1),
-    tools=task(steps.tools_step, name="3-tools"),
-    tasks=task(steps.tasks_step, name="4-tasks"),
-    package=task(steps.package_step, name="5-package"),
+    schema=task(name="1-schema")(steps.schema_step),
+    populate=task(name="2-populate", retries=1)(steps.populate_step),
+    tools=task(name="3-tools")(steps.tools_step),
+    tasks=task(name="4-tasks")(steps.tasks_step),
+    package=task(name="5-package")(steps.package_step),
 )
 
 
@@ -50,11 +50,11 @@ def _llm_transient(_task: Any, _run: Any, state: Any) -> bool:
 
 SCENARIO_STEPS = scenario.ScenarioSteps(
     STEPS,
-    design=task(
-        scenario.design_step, name="0-design", retries=1, retry_delay_seconds=10, retry_condition_fn=_llm_transient
+    design=task(name="0-design", retries=1, retry_delay_seconds=10, retry_condition_fn=_llm_transient)(
+        scenario.design_step
     ),
-    refine=task(
-        scenario.refine_step, name="4b-refine", retries=1, retry_delay_seconds=10, retry_condition_fn=_llm_transient
+    refine=task(name="4b-refine", retries=1, retry_delay_seconds=10, retry_condition_fn=_llm_transient)(
+        scenario.refine_step
     ),
 )
 

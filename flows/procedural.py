@@ -12,15 +12,10 @@ from flows.batch import transient
 from pipeline.jobs.batch import publish_bundle
 from pipeline.package import procedural
 
-build_task = task(procedural.build_procedural_bundle, name="build", cache_policy=NO_CACHE)
+build_task = task(name="build", cache_policy=NO_CACHE)(procedural.build_procedural_bundle)
 publish_task = task(
-    publish_bundle,
-    name="publish",
-    cache_policy=NO_CACHE,
-    retries=2,
-    retry_delay_seconds=1,
-    retry_condition_fn=transient,
-)
+    name="publish", cache_policy=NO_CACHE, retries=2, retry_delay_seconds=1, retry_condition_fn=transient
+)(publish_bundle)
 
 
 @flow(name="build_procedural", log_prints=True)
