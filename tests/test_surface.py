@@ -280,3 +280,30 @@ def test_calls_after_the_end_change_nothing(store_bundle: Path) -> None:
     assert episode.reward == 0.0 and episode.status == "failed"
     assert episode.call(ANSWER_TOOL, {"answer": _answer(task.answer)}) == EPISODE_OVER_TEXT
     assert episode.reward == 0.0 and episode.status == "failed"
+
+
+def test_a_status_lifecycle_reads_the_same_whatever_order_its_moves_were_stored_in() -> None:
+    """A bundle's tools.json has sorted keys: a toolset read back must describe its statuses as a fresh one."""
+    import random
+
+    from pipeline.surface.records import catalog
+    from pipeline.tools.specs import build_toolset
+    from pipeline.world.blueprint import load_blueprint
+    from pipeline.world.schema import build_schema
+
+    schema = build_schema(load_blueprint("online_store"), random.Random(0))
+    tools = build_toolset(schema).tools
+    shuffled = [
+        t.model_copy(
+            update={
+                "transitions": dict(reversed((t.transitions or {}).items())) if t.transitions else t.transitions,
+                "reserved": dict(reversed(t.reserved.items())),
+            }
+        )
+        for t in tools
+    ]
+    assert any(t.transitions and len(t.transitions) > 1 for t in tools)
+    assert any(len(t.reserved) > 1 for t in tools)
+    fresh = catalog(schema, tools)
+    assert catalog(schema, shuffled) == fresh
+    assert "moves: pending -> paid, cancelled; paid -> shipped, cancelled; shipped -> delivered" in fresh

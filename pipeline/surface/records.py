@@ -21,7 +21,7 @@ bundle's own tools, and a reference solution can be replayed through this surfac
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -137,15 +137,28 @@ def _status(column: Column, kinds: dict[str, ToolSpec]) -> str:
     update = kinds.get("update")
     moves = (update.transitions or {}) if update is not None and update.status_column == column.name else {}
     if moves:
-        words.append("moves: " + "; ".join(f"{a} -> {', '.join(b)}" for a, b in moves.items() if b))
+        words.append("moves: " + "; ".join(f"{a} -> {', '.join(moves[a])}" for a in _in_order(column, moves)))
         if update is not None and update.reserved:
-            words.append("only via: " + ", ".join(f"{to} {op}" for to, op in update.reserved.items()))
+            reserved = update.reserved
+            words.append("only via: " + ", ".join(f"{to} {reserved[to]}" for to in _in_order(column, reserved)))
         finals = [v for v in column.values or () if not moves.get(v)]
         if finals:
             words.append("final: " + ", ".join(finals))
     elif column.values:
         words.append("|".join(column.values))
     return f"{column.name} ({'; '.join(words)})"
+
+
+def _in_order(column: Column, by_status: Mapping[str, Sequence[str] | str]) -> list[str]:
+    """The statuses ``by_status`` says something of, in the column's declared order (any others
+    after, sorted).
+
+    Not the mapping's own order: a bundle's ``tools.json`` is written with sorted keys, so a
+    toolset read back lists its moves alphabetically while a fresh build lists them as declared;
+    the text (and ``report.html``, which shows it) must be the same either way.
+    """
+    declared = [v for v in column.values or () if by_status.get(v)]
+    return declared + sorted(k for k, v in by_status.items() if v and k not in declared)
 
 
 def _field(column: Column, create: dict[str, Any] | None, filters: set[str]) -> str:
