@@ -159,6 +159,9 @@ def _counts(d: dict[str, int]) -> str:
     return ", ".join(f"{k} {v}" for k, v in d.items()) or "none"
 
 
+MAX_CLEANED_SHOWN = 10
+
+
 def print_scenario(s: dict[str, Any], model: str) -> None:
     from rich.markup import escape
 
@@ -178,6 +181,13 @@ def print_scenario(s: dict[str, Any], model: str) -> None:
             f"{s['paraphrases']['accepted']} (rejected {_counts(s['paraphrases']['rejected'])}); proposals kept "
             f"{s['proposals']['kept']} (dropped {_counts(s['proposals']['dropped'])})"
         )
+        cleaned = s.get("cleaned", [])
+        if cleaned:  # model text changed before it was kept: an agent reads these places
+            out.print(f"  model text cleaned in {len(cleaned)} place(s):", highlight=False)
+            for line in cleaned[:MAX_CLEANED_SHOWN]:
+                out.print(f"    {escape(line)}", highlight=False)
+            if len(cleaned) > MAX_CLEANED_SHOWN:
+                out.print(f"    … {len(cleaned) - MAX_CLEANED_SHOWN} more (--json lists all)", highlight=False)
         out.print(f"  path   {s['path']}")
         out.print(f"  digest {s['digest']}")
     out.print(

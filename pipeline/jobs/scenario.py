@@ -87,6 +87,8 @@ class Designed:
     attempts: int = 0
     vocab_kept: list[str] = field(default_factory=list)
     vocab_rejected: dict[str, int] = field(default_factory=dict)
+    cleaned: list[str] = field(default_factory=list)
+    """Model text changed before it was kept (:mod:`pipeline.llm.sanitize`), ``where: what``."""
 
 
 def design_step(scenario: Scenario, settings: LLMSettings, options: ScenarioOptions) -> Designed:
@@ -100,11 +102,12 @@ def design_step(scenario: Scenario, settings: LLMSettings, options: ScenarioOpti
     tries = len(draft.attempts) + (draft.blueprint is not None)
     if draft.blueprint is None:
         return Designed(scenario, None, draft.reasons, ledger, tries)
-    bp, kept, rejected = draft.blueprint, [], {}
+    bp, kept, rejected, cleaned = draft.blueprint, [], {}, list(draft.cleaned)
     if "vocab" in options.passes:
         v = add_vocabularies(bp, client, ledger)
         bp, kept, rejected = v.blueprint, v.kept, dict(sorted(v.rejected.items()))
-    return Designed(scenario, blueprint_text(bp), [], ledger, tries, kept, rejected)
+        cleaned += v.cleaned
+    return Designed(scenario, blueprint_text(bp), [], ledger, tries, kept, rejected, cleaned)
 
 
 def inputs_for(designed: Designed, options: ScenarioOptions) -> Inputs:
@@ -129,6 +132,7 @@ class Refined:
     paraphrase_rejected: dict[str, int] = field(default_factory=dict)
     proposed: list[str] = field(default_factory=list)
     proposals_dropped: dict[str, int] = field(default_factory=dict)
+    cleaned: list[str] = field(default_factory=list)
 
 
 def refine_step(
@@ -155,12 +159,14 @@ def refine_step(
         p = paraphrase_tasks(out.taskset.tasks, schema, initial, executor, client, out.ledger)
         out.taskset.tasks = p.tasks
         out.paraphrased, out.paraphrase_rejected = p.accepted, dict(sorted(p.rejected.items()))
+        out.cleaned += p.cleaned
     if "proposals" in options.passes:
         r = propose_tasks(options.proposals, out.taskset.tasks, schema, toolset, initial, executor, client, out.ledger)
         out.taskset.tasks = [*out.taskset.tasks, *r.tasks]
         out.taskset.candidates += options.proposals
         out.taskset.dropped.update({f"proposal:{k}": v for k, v in r.dropped.items()})
         out.proposed, out.proposals_dropped = [t.id for t in r.tasks], dict(sorted(r.dropped.items()))
+        out.cleaned += r.cleaned
     if not out.taskset.tasks:
         raise ValueError(f"{inputs.name}: no task could be proven in this world; nothing is shipped")
     return out
@@ -182,6 +188,7 @@ def lineage(designed: Designed, refined: Refined, settings: LLMSettings, options
         "vocabularies": designed.vocab_kept,
         "paraphrased": refined.paraphrased,
         "proposed": refined.proposed,
+        "cleaned": [*designed.cleaned, *refined.cleaned],
     }
 
 
@@ -224,6 +231,7 @@ def report(
             "kept": len(refined.proposed) if refined else 0,
             "dropped": refined.proposals_dropped if refined else {},
         },
+        "cleaned": [*designed.cleaned, *(refined.cleaned if refined else [])],
         "llm": ledger.summary(),
         "seconds": seconds or {},
     }

@@ -31,6 +31,7 @@ from pydantic import ValidationError
 
 from pipeline.llm.client import Client, Messages
 from pipeline.llm.parse import ReplyError, canonical, load_object
+from pipeline.llm.sanitize import Change, clean_blueprint, refusals
 from pipeline.llm.scenario import Scenario
 from pipeline.llm.usage import Ledger
 from pipeline.world.blueprint import Blueprint, load_blueprint
@@ -160,12 +161,15 @@ def model_errors(exc: ValidationError) -> list[str]:
     return out
 
 
-def check_blueprint(data: Any, name: str) -> tuple[Blueprint | None, list[str]]:
-    """The validated blueprint, or the errors to send back. ``name`` replaces whatever the reply named it."""
+def check_blueprint(data: Any, name: str, cleaned: list[Change] | None = None) -> tuple[Blueprint | None, list[str]]:
+    """The validated blueprint, or the errors to send back. ``name`` replaces whatever the reply named it.
+
+    Its prose is cleaned first (:mod:`pipeline.llm.sanitize`); what was changed is appended to
+    ``cleaned`` when the blueprint is valid (the changes of a refused reply do not matter)."""
     if not isinstance(data, dict):
         return None, ["the blueprint must be a JSON object"]
-    data = {**data, "name": name}
-    errors = schema_errors(data)
+    data, changes = clean_blueprint({**data, "name": name})
+    errors = refusals(data) + schema_errors(data)
     if errors:
         return None, errors
     try:
@@ -179,6 +183,8 @@ def check_blueprint(data: Any, name: str) -> tuple[Blueprint | None, list[str]]:
         trial_build(bp)
     except (ValueError, RuntimeError, sqlite3.Error) as exc:
         return None, [f"building it failed: {_short(str(exc), 600)}"]
+    if cleaned is not None:
+        cleaned.extend(changes)
     return bp, []
 
 
@@ -267,6 +273,8 @@ class Draft:
     blueprint: Blueprint | None
     attempts: list[list[str]] = field(default_factory=list)
     """Errors of each attempt that failed, in order."""
+    cleaned: list[str] = field(default_factory=list)
+    """What cleaning changed in the accepted blueprint's prose (``where: what``)."""
 
     @property
     def reasons(self) -> list[str]:
@@ -282,12 +290,13 @@ def draft_blueprint(scenario: Scenario, client: Client, ledger: Ledger, attempts
     draft = Draft(scenario, None)
     for attempt in range(1, attempts + 1):
         reply = client.complete(STEP, convo, ledger)
+        changes: list[Change] = []
         try:
-            bp, errors = check_blueprint(load_object(reply.text), scenario.slug)
+            bp, errors = check_blueprint(load_object(reply.text), scenario.slug, changes)
         except ReplyError as exc:
             bp, errors = None, [str(exc)]
         if bp is not None:
-            draft.blueprint = bp
+            draft.blueprint, draft.cleaned = bp, [f"blueprint {c}" for c in changes]
             return draft
         draft.attempts.append(errors)
         # Only the latest reply and its errors follow the first request: the conversation stays short.

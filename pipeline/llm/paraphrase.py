@@ -28,6 +28,7 @@ from typing import Any
 
 from pipeline.llm.client import Client, Messages
 from pipeline.llm.parse import ReplyError, canonical, load_object
+from pipeline.llm.sanitize import Change, clean_at
 from pipeline.llm.usage import Ledger
 from pipeline.runtime.answers import normalise_text
 from pipeline.runtime.task import Grounding, Task, ToolCall
@@ -53,6 +54,8 @@ class ParaphraseResult:
     accepted: list[str] = field(default_factory=list)
     """Ids of the tasks whose instruction was replaced."""
     rejected: Counter[str] = field(default_factory=Counter)
+    cleaned: list[str] = field(default_factory=list)
+    """What cleaning changed in the accepted rewrites (``task <id> instruction: what``)."""
 
 
 def _argument_values(task: Task) -> Iterable[Any]:
@@ -160,6 +163,9 @@ def paraphrase_tasks(
             continue
         for request in chunk:
             text = replies.get(request.id)
+            changes: list[Change] = []
+            if isinstance(text, str):  # cleaned before it is checked: a cut that drops a value is refused
+                text = clean_at(text, f"task {request.id} instruction", changes)
             reason = "missing" if text is None else check_paraphrase(request, text, enums)
             if reason is None and normalise_text(text) in seen:
                 reason = "duplicate_instruction"
@@ -175,4 +181,5 @@ def paraphrase_tasks(
             seen.add(normalise_text(text))
             result.tasks[index[request.id]] = candidate
             result.accepted.append(request.id)
+            result.cleaned += [f"paraphrase {c}" for c in changes]
     return result

@@ -37,6 +37,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pipeline.llm.client import Client, Messages
 from pipeline.llm.parse import ReplyError, canonical, load_object
+from pipeline.llm.sanitize import Change, clean_at
 from pipeline.llm.usage import Ledger
 from pipeline.runtime.answers import normalise_text
 from pipeline.runtime.session import Session
@@ -99,6 +100,8 @@ class Proposal(BaseModel):
 class ProposalResult:
     tasks: list[Task] = field(default_factory=list)
     dropped: Counter[str] = field(default_factory=Counter)
+    cleaned: list[str] = field(default_factory=list)
+    """What cleaning changed in the kept tasks' instructions (``proposal <id> instruction: what``)."""
 
 
 def sample_rows(schema: Schema, initial: bytes) -> dict[str, list[dict[str, Any]]]:
@@ -341,6 +344,10 @@ def propose_tasks(
         return result
     seen = {normalise_text(t.instruction) for t in existing}
     for item in items[:n]:
+        task_id = f"{FAMILY}-{len(result.tasks):03d}"
+        changes: list[Change] = []
+        if isinstance(item, dict) and isinstance(item.get("instruction"), str):
+            item = {**item, "instruction": clean_at(item["instruction"], f"proposal {task_id} instruction", changes)}
         try:
             proposal = Proposal.model_validate(item)
         except ValidationError:
@@ -349,10 +356,11 @@ def propose_tasks(
         if normalise_text(proposal.instruction) in seen:
             result.dropped["duplicate_instruction"] += 1
             continue
-        outcome = check_proposal(proposal, f"{FAMILY}-{len(result.tasks):03d}", schema, initial, executor)
+        outcome = check_proposal(proposal, task_id, schema, initial, executor)
         if isinstance(outcome, str):
             result.dropped[outcome] += 1
             continue
         seen.add(normalise_text(proposal.instruction))
         result.tasks.append(outcome)
+        result.cleaned += [str(c) for c in changes]
     return result

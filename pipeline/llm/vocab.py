@@ -19,6 +19,7 @@ from pydantic import ValidationError
 
 from pipeline.llm.client import Client, Messages
 from pipeline.llm.parse import ReplyError, canonical, load_object
+from pipeline.llm.sanitize import Change, clean_values
 from pipeline.llm.usage import Ledger
 from pipeline.world.blueprint import Blueprint
 from pipeline.world.fields import MAX_VOCABULARY, VOCABULARY_TYPES, FieldSpec
@@ -35,6 +36,8 @@ class VocabResult:
     kept: list[str] = field(default_factory=list)
     """``entity.field`` names given a vocabulary."""
     rejected: Counter[str] = field(default_factory=Counter)
+    cleaned: list[str] = field(default_factory=list)
+    """What cleaning changed in the kept values (``vocab entity.field/i: what``)."""
 
 
 def targets(bp: Blueprint) -> list[tuple[str, FieldSpec]]:
@@ -68,11 +71,12 @@ def messages(bp: Blueprint, fields: list[tuple[str, FieldSpec]]) -> Messages:
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
-def _checked(f: FieldSpec, values: Any) -> tuple[str, ...] | str:
-    """The values as a vocabulary for ``f``, or why they cannot be one."""
+def _checked(f: FieldSpec, values: Any, where: str, cleaned: list[Change]) -> tuple[str, ...] | str:
+    """The values as a vocabulary for ``f`` (cleaned: :mod:`pipeline.llm.sanitize`, changes added to
+    ``cleaned``), or why they cannot be one."""
     if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
         return "not_a_list_of_strings"
-    words = tuple(dict.fromkeys(v.strip() for v in values if v.strip()))
+    words = tuple(dict.fromkeys(v.strip() for v in clean_values(values, where, cleaned) if v.strip()))
     if len(words) < MIN_VALUES:
         return "too_few_values"
     try:
@@ -103,12 +107,14 @@ def add_vocabularies(bp: Blueprint, client: Client, ledger: Ledger) -> VocabResu
         if name not in vocabularies:
             result.rejected["missing"] += 1
             continue
-        checked = _checked(f, vocabularies[name])
+        changes: list[Change] = []
+        checked = _checked(f, vocabularies[name], f"vocab {name}", changes)
         if isinstance(checked, str):
             result.rejected[checked] += 1
         else:
             chosen[(entity, f.name)] = checked
             result.kept.append(name)
+            result.cleaned += [str(c) for c in changes]
     if chosen:
         data = bp.model_dump(mode="json", exclude_defaults=True)
         for e in data["entities"]:
