@@ -69,6 +69,7 @@ def update(
                 results, state, registry, work, target=band, min_samples=min_samples
             ).as_dict()
         else:
+            curriculum_loop.check_inputs(results, state)  # a bad file costs no orchestrator start-up
             quiet_prefect()
             from flows.curriculum import update_curriculum
 

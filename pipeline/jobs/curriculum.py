@@ -234,6 +234,15 @@ def applied(state: Path, digest: str) -> dict[str, Any] | None:
     return None
 
 
+def check_inputs(results: str | Path, state: str | Path | None = None) -> None:
+    """ValueError naming the file and line at fault, before any work starts: the results' rows and,
+    when a state file is given, its history. Run first by a caller that starts an orchestrator,
+    so a bad file costs no start-up and shows no orchestrator traceback (the flow reads them again)."""
+    read_results(results)
+    if state is not None:
+        applied(Path(state), results_digest(results))
+
+
 def commit(curriculum: Any, state: Path, report: Mapping[str, Any]) -> None:
     """Save the state (atomically), then append the report to its history."""
     curriculum.save(state)
