@@ -29,9 +29,9 @@ EXPECTED_FILES = {
 
 def test_bundle_layout_and_manifest(store_bundle: Path) -> None:
     b = load_bundle(store_bundle)
-    assert set(b.manifest["files"]) == EXPECTED_FILES
+    assert set(b.manifest.files) == EXPECTED_FILES
     for key in ("name", "version", "digest", "seed", "frozen_clock", "generator_version", "knobs", "counts", "lineage"):
-        assert key in b.manifest, key
+        assert key in b.manifest.model_fields_set, key
     assert b.digest.startswith("sha256:") and len(b.digest) == 71
     assert (store_bundle.parent / f"{b.name}-{b.version}.tar.gz").is_file()
 

@@ -180,7 +180,7 @@ def test_sample_worlds_are_consistent_and_balanced() -> None:
         env = Environment.from_bundle(path)
         try:
             assert conflicts(env.tasks, {t.name: t for t in env.toolset.tools}) == [], name
-            exploits = env.bundle.manifest["counts"]["exploits"]
+            exploits = env.bundle.manifest.as_tool_use().counts.exploits
             assert exploits["try_each_branch"]["tasks"] == len(_conditionals(env)), name
             assert exploits["wrong_branch"]["tasks"] >= len(_conditionals(env)) - 1, name
             for one in ("wrong_branch", "both_branches", "try_each_branch"):

@@ -81,7 +81,7 @@ def test_an_easy_family_moves_up_and_the_next_version_follows_its_parent(
     entry = Registry(registry).resolve(report.next)
     assert entry.parent == bundle.ref and entry.run["flow"] == "test"
     nxt = load_bundle(Registry(registry).pull(report.next, to=tmp_path / "pulled"))
-    assert nxt.manifest["lineage"]["parent"] == bundle.ref and nxt.manifest["knobs"]["level"] == report.levels_after
+    assert nxt.manifest.lineage.parent == bundle.ref and nxt.manifest.as_procedural().knobs.level == report.levels_after
     assert {
         t["metadata"]["family"]: t["metadata"]["level"] for t in nxt.read_jsonl("tasks.jsonl")
     } == report.levels_after
@@ -147,7 +147,7 @@ def test_a_state_for_other_families_is_refused(tmp_path: Path, parent: tuple[str
 
 def test_procedural_level_mapping_and_parent_are_recorded(tmp_path: Path) -> None:
     b = build_procedural_bundle(FAMILIES, tmp_path, n=20, seed=1, level={"maze": 2}, parent="proc-x@1.0.0")
-    assert b.manifest["lineage"]["parent"] == "proc-x@1.0.0" and b.manifest["knobs"]["level"] == {"maze": 2}
+    assert b.manifest.lineage.parent == "proc-x@1.0.0" and b.manifest.as_procedural().knobs.level == {"maze": 2}
     assert loop.bundle_levels(b) == {"gcd_lcm": 0, "maze": 2}
     with pytest.raises(ValueError, match="parent must be"):
         build_procedural_bundle(FAMILIES, tmp_path, n=5, parent="not a ref")

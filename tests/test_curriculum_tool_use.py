@@ -62,8 +62,8 @@ def test_an_evaluation_run_feeds_the_tool_use_curriculum_and_the_next_version_ha
     assert report.cells["lookup"]["2"] == {"n": 4, "rate": 1.0, "verdict": "easy"}
     child = load_bundle(registry_path(registry, report.next))
     parent = load_bundle(store_bundle)
-    assert child.manifest["lineage"]["parent"] == parent.ref and child.version == "1.1.0"
-    assert child.manifest["knobs"]["task_mix"]["lookup"]["4"] == 1
+    assert child.manifest.lineage.parent == parent.ref and child.version == "1.1.0"
+    assert (child.manifest.as_tool_use().knobs.task_mix or {})["lookup"]["4"] == 1
     levels = {(t["family"], t["level"]) for t in child.read_jsonl("tasks.jsonl")}
     assert {lvl for f, lvl in levels if f == "lookup"} == {0, 4}
     assert {lvl for f, lvl in levels if f == "count"} == set(range(5))

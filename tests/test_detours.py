@@ -100,7 +100,7 @@ def _detours(path: Path) -> tuple[int, int, int, int]:
     """(tasks with a status to avoid, detour attempts, attempts that score 1.0 as shipped, attempts
     that would score 1.0 without the avoid check) over one bundle, replayed through the real tools."""
     env = Environment.from_bundle(path)
-    rules = env.bundle.manifest.get("policy_rules")
+    rules = env.bundle.manifest.as_tool_use().policy_rules
     policy = Policy.model_validate(rules) if rules else None
     tasks = attempts = passed = unchecked = 0
     try:

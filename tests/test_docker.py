@@ -197,7 +197,7 @@ def test_bundle_image_serves_and_replays_a_reference_solution(
     assert built.labels["org.opencontainers.image.title"] == bundle.name
     assert built.labels["org.opencontainers.image.version"] == bundle.version
     assert built.labels["io.synthenv.bundle.digest"] == bundle.digest
-    bundle_bytes = sum((store_bundle / f).stat().st_size for f in [*bundle.manifest["files"], "manifest.json"])
+    bundle_bytes = sum((store_bundle / f).stat().st_size for f in [*bundle.manifest.files, "manifest.json"])
     assert built.added < bundle_bytes + 1_000_000, "the bundle image adds the bundle and nothing else"
 
     container = docker_client.containers.run(

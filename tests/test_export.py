@@ -104,8 +104,8 @@ def test_report_has_a_deterministic_data_profile(store_bundle: Path) -> None:
         assert heading in page
     assert page.count("<svg") >= 3 and "erDiagram" in page
     assert "top 10% of" in page and "log-spaced" in page
-    section = data_section(bundle.manifest, schema, store_bundle / "state.sqlite")
-    assert section == data_section(bundle.manifest, schema, store_bundle / "state.sqlite")
+    section = data_section(bundle.manifest.as_tool_use(), schema, store_bundle / "state.sqlite")
+    assert section == data_section(bundle.manifest.as_tool_use(), schema, store_bundle / "state.sqlite")
     assert section in page
     assert not re.search(r"20\d\d-\d\d-\d\dT\d\d:\d\d:\d\d\.\d", page), "no wall-clock timestamps"
 

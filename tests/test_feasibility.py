@@ -127,7 +127,7 @@ def infeasibility_proofs(path: Path) -> Counter[str]:
     Returns how many of each were proven; fails on the first that is not."""
     env = Environment.from_bundle(path)
     conn = open_copy(env.bundle.state_bytes)
-    rules = env.bundle.manifest.get("policy_rules")
+    rules = env.bundle.manifest.as_tool_use().policy_rules
     policy = Policy.model_validate(rules) if rules else None
     proven: Counter[str] = Counter()
     try:

@@ -135,7 +135,7 @@ def replay(env: Environment, task: Task, goal: Goal, path: Route) -> tuple[float
 
 
 def bundle_policy(env: Environment) -> Policy | None:
-    rules = env.bundle.manifest.get("policy_rules")
+    rules = env.bundle.manifest.as_tool_use().policy_rules
     return Policy.model_validate(rules) if rules else None
 
 

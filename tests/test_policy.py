@@ -29,7 +29,7 @@ def envs(bundles: dict[str, Path]) -> dict[str, Environment]:
 
 
 def _policy(env: Environment) -> Policy:
-    return Policy.model_validate(env.bundle.manifest["policy_rules"])
+    return Policy.model_validate(env.bundle.manifest.as_tool_use().policy_rules)
 
 
 def _state(env: Environment) -> sqlite3.Connection:
@@ -200,7 +200,7 @@ def test_several_refusals_are_read_as_a_set() -> None:
 
 def test_a_bundle_without_the_policy_in_its_manifest_keeps_loading(bundles: dict[str, Path], tmp_path: Path) -> None:
     bundle = load_bundle(bundles["online_store"])
-    assert "policy" in bundle.manifest and "policy_rules" in bundle.manifest
+    assert {"policy", "policy_rules"} <= bundle.manifest.model_fields_set
 
 
 def test_a_quote_is_the_sum_the_policy_lets_through(envs: dict[str, Environment]) -> None:

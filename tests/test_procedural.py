@@ -49,7 +49,7 @@ def test_procedural_cli_writes_a_bundle_and_parquet(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)
     bundle = load_bundle(summary["path"])
-    assert bundle.manifest["kind"] == "procedural" and summary["tasks"] == 40
+    assert bundle.manifest.kind == "procedural" and summary["tasks"] == 40
     assert summary["per_family"]["gcd_lcm"] > summary["per_family"]["maze"]
     rows = duckdb.sql(f"SELECT question, answer, metadata->>'family' AS f FROM '{summary['export']}'").fetchall()
     assert len(rows) == 40 and {r[2] for r in rows} == {"gcd_lcm", "maze"}

@@ -85,7 +85,7 @@ def test_publish_list_pull_round_trip(bundle: Path, registry: Registry, tmp_path
         assert registry.resolve(ref).digest == source.digest
     path = pull(source.name, registry=registry.url, to=tmp_path / "pulled")
     assert path == tmp_path / "pulled" / source.name / source.version
-    for name in [MANIFEST, *source.manifest["files"]]:
+    for name in [MANIFEST, *source.manifest.files]:
         assert (path / name).read_bytes() == (bundle / name).read_bytes(), name
     env = Environment.from_bundle(path)
     obs, info = env.reset(seed=0)
@@ -132,12 +132,12 @@ def test_publishing_under_another_version_equals_generating_it(
     assert result.created and result.restamped and result.entry.version == "1.1.0"
     assert result.entry.digest != source.digest
     pulled = load_bundle(registry.pull(f"{source.name}@1.1.0", to=tmp_path / "pulled"))
-    assert pulled.manifest["version"] == "1.1.0"
+    assert pulled.manifest.version == "1.1.0"
     assert pulled.read_json("openapi.json")["info"]["version"] == "1.1.0"
-    assert pulled.manifest["lineage"] == source.manifest["lineage"]
-    lineage_inputs = source.manifest["lineage"]["inputs"]
+    assert pulled.manifest.lineage == source.manifest.lineage
+    lineage_inputs = source.manifest.as_tool_use().lineage.inputs
     fresh = generate(
-        Inputs(domain=lineage_inputs["domain"], seed=lineage_inputs["seed"], version="1.1.0"),
+        Inputs(domain=lineage_inputs.domain, seed=lineage_inputs.seed, version="1.1.0"),
         tmp_path / "fresh",
         tmp_path / "work",
     )
@@ -174,10 +174,10 @@ def test_lineage_records_inputs_and_parent(store_bundle: Path) -> None:
     from pipeline import __version__
     from pipeline.jobs.steps import Inputs
 
-    lineage = load_bundle(store_bundle).manifest["lineage"]
-    assert lineage["generator_version"] == __version__
-    assert lineage["inputs"]["domain"] == "online_store" and lineage["inputs"]["seed"] == 7
-    assert {"scale", "tasks_per_family", "clock"} <= set(lineage["inputs"]) and lineage["parent"] is None
+    lineage = load_bundle(store_bundle).manifest.as_tool_use().lineage
+    assert lineage.generator_version == __version__
+    assert lineage.inputs.domain == "online_store" and lineage.inputs.seed == 7
+    assert {"scale", "tasks_per_family", "clock"} <= lineage.inputs.model_fields_set and lineage.parent is None
     assert Inputs(domain="online_store", parent="online-store-s7@1.0.0").parent == "online-store-s7@1.0.0"
     with pytest.raises(ValueError, match="parent"):
         Inputs(domain="online_store", parent="latest")
@@ -198,7 +198,7 @@ def test_pull_errors_name_what_exists(bundle: Path, registry: Registry, tmp_path
 
 def test_pull_verifies_every_blob(bundle: Path, registry: Registry, tmp_path: Path) -> None:
     entry = registry.publish(bundle).entry
-    state_sha = load_bundle(bundle).manifest["files"]["state.sqlite"]
+    state_sha = load_bundle(bundle).manifest.files["state.sqlite"]
     blob = Path(registry.store.path("blobs", "sha256", state_sha))
     blob.write_bytes(blob.read_bytes()[:-1] + b"\x00")
     with pytest.raises(RegistryError, match="corrupt"):
@@ -240,7 +240,7 @@ def test_gc_removes_only_unreferenced_blobs(bundle: Path, registry: Registry, tm
     assert dry.removed == ["sha256:" + "f" * 64] and orphan.exists()
     report = registry.gc(grace_seconds=0)
     assert report.removed == ["sha256:" + "f" * 64] and report.freed_bytes == 24 and not orphan.exists()
-    assert report.kept == len(load_bundle(bundle).manifest["files"]) + 1
+    assert report.kept == len(load_bundle(bundle).manifest.files) + 1
     assert load_bundle(registry.pull(entry.ref, to=tmp_path / "pulled")).digest == entry.digest
 
 

@@ -236,15 +236,16 @@ def test_generation_is_deterministic(bundles: dict[str, Path], tmp_path: Path) -
     from pipeline.tools.executor import Executor
 
     env = Environment.from_bundle(bundles["library_loans"])
-    clock = env.bundle.manifest["frozen_clock"]
+    manifest = env.bundle.manifest.as_tool_use()
+    clock = str(manifest.frozen_clock)
     again = generate_tasks(
         env.schema,
         env.toolset,
         env.bundle.state_bytes,
         Executor(env.schema, env.toolset, clock),
-        env.bundle.manifest["seed"],
+        manifest.seed,
         clock,
-        env.bundle.manifest["knobs"]["tasks_per_family"],
+        manifest.knobs.tasks_per_family,
     )
     assert [t.model_dump() for t in again.tasks] == [t.model_dump() for t in env.tasks]
 

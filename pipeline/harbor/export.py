@@ -220,11 +220,11 @@ def _task_dir_name(task_id: str) -> str:
 
 def _world(bundle: Bundle, staging: Path) -> dict[str, str]:
     """The agent's world files in ``staging`` (once per export); their sha256 by name."""
-    summary = {k: bundle.manifest[k] for k in WORLD_SUMMARY_KEYS if k in bundle.manifest}
+    summary = bundle.manifest.model_dump(mode="json", include=set(WORLD_SUMMARY_KEYS), exclude_unset=True)
     summary["bundle"] = bundle.ref
     _write(staging / "world.json", json.dumps(summary, sort_keys=True, indent=1, ensure_ascii=False) + "\n")
     names = ["world.json"]
-    if bundle.manifest.get("kind") != "procedural":
+    if bundle.manifest.kind != "procedural":
         for name in WORLD_FILES[1:]:
             _place(staging / name, bundle.file(name))
             names.append(name)
@@ -272,14 +272,14 @@ def _write_task(
                 "name": _task_name(bundle, task_id),
                 "version": bundle.version,
                 "description": f"{family} (level {level}) from synthenv bundle {bundle.ref}",
-                "keywords": ["synthenv", str(bundle.manifest.get("kind")), family, f"level-{level}"],
+                "keywords": ["synthenv", bundle.manifest.kind, family, f"level-{level}"],
             },
             "metadata": {
                 "bundle": bundle.ref,
                 "bundle_name": bundle.name,
                 "bundle_version": bundle.version,
                 "bundle_digest": bundle.digest,
-                "kind": bundle.manifest.get("kind"),
+                "kind": bundle.manifest.kind,
                 "task_id": task_id,
                 "family": family,
                 "level": level,
@@ -314,7 +314,7 @@ def export_harbor(path: str | Path, out: str | Path) -> HarborExport:
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise ValueError(f"{out} exists and is not an empty directory; give a new --out")
     out.mkdir(parents=True, exist_ok=True)
-    kind = str(bundle.manifest.get("kind"))
+    kind = bundle.manifest.kind
     staging = out / ".world"
     world_sha = _world(bundle, staging)
     result = HarborExport(out=out, bundle=bundle.ref, digest=bundle.digest, kind=kind)

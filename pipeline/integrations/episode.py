@@ -18,6 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
+from pipeline.bundle.manifest import ProceduralManifest
 from pipeline.runtime.wrappers import EpisodeEnv, StepLimit
 from pipeline.surface import (
     ANSWER_TOOL,
@@ -83,7 +84,7 @@ def open_env(path: str | Path, registry: str | None = None) -> Any:
     from pipeline.bundle.format import load_bundle
 
     bundle = load_bundle(resolve(path, registry))
-    if bundle.manifest.get("kind") == "procedural":
+    if bundle.manifest.kind == "procedural":
         from pipeline.runtime.procedural import ProceduralEnvironment
 
         return ProceduralEnvironment(bundle)
@@ -93,7 +94,7 @@ def open_env(path: str | Path, registry: str | None = None) -> Any:
 
 
 def is_procedural(env: Any) -> bool:
-    return getattr(env, "bundle", None) is not None and env.bundle.manifest.get("kind") == "procedural"
+    return isinstance(getattr(getattr(env, "bundle", None), "manifest", None), ProceduralManifest)
 
 
 def tool_specs(env: Any) -> list[dict[str, Any]]:

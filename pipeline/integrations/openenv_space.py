@@ -90,7 +90,7 @@ def _pyproject(bundle: Bundle, module: str) -> str:
         "[tool.synthenv]",
         f"bundle = {_toml(bundle.ref)}",
         f"digest = {_toml(bundle.digest)}",
-        f"kind = {_toml(str(bundle.manifest.get('kind') or 'tool-use'))}",
+        f"kind = {_toml(bundle.manifest.kind)}",
         "",
     ]
     return "\n".join(lines)
@@ -123,17 +123,16 @@ def _readme(bundle: Bundle, module: str) -> str:
         "sdk": "docker",
         "pinned": False,
         "app_port": 8000,
-        "tags": ["openenv", "synthenv", str(bundle.manifest.get("kind") or "tool-use")],
+        "tags": ["openenv", "synthenv", bundle.manifest.kind],
         "synthenv_bundle": bundle.ref,
         "synthenv_digest": bundle.digest,
     }
-    counts = bundle.manifest.get("counts") or {}
     body = files.README_BODY.format(
         name=bundle.name,
         version=bundle.version,
         ref=bundle.ref,
         digest=bundle.digest,
-        tasks=counts.get("tasks", len(bundle.read_jsonl("tasks.jsonl"))),
+        tasks=bundle.manifest.counts.tasks,
         module=module,
         cls=class_stem(module),
         key=module.removesuffix("_env"),

@@ -105,8 +105,7 @@ def package(
         with (scratch / "tasks.jsonl").open("w", encoding="utf-8") as fh:
             for t in tasks:
                 fh.write(json.dumps(t.model_dump(mode="json"), sort_keys=True, ensure_ascii=False) + "\n")
-        # The report reads the manifest as its JSON object for now (it is being rewritten apart).
-        page = report_html(manifest.as_dict(), schema, state, tasks, toolset)
+        page = report_html(manifest.as_tool_use(), schema, state, tasks, toolset)
         (scratch / "report.html").write_text(page, encoding="utf-8")
         (scratch / "Dockerfile").write_text(dockerfile(manifest.name, manifest.version), encoding="utf-8")
 

@@ -92,8 +92,7 @@ def build_items(
 
 
 def _report(manifest: ProceduralManifest, items: list[dict[str, Any]]) -> str:
-    # The report reads the manifest as its JSON object (pipeline/package/report/procedural.py).
-    return procedural_report(manifest.as_dict(), items)
+    return procedural_report(manifest, items)
 
 
 def build_procedural_bundle(

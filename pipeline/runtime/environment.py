@@ -157,7 +157,7 @@ class Environment:
         """The episode's final verdict with expected and observed values (trainer-side only)."""
         self.assigned_task_id: str | None = None
         """The task the last ``reset`` assigned; every verdict is checked against it."""
-        self.reward_weights: dict[str, float] = dict(bundle.manifest.get("reward_weights") or {"outcome": 1.0})
+        self.reward_weights: dict[str, float] = dict(bundle.manifest.as_tool_use().reward_weights or {"outcome": 1.0})
 
     def __copy__(self) -> Environment:
         """A fork: the same shared parts, no episode (its first ``reset`` opens its own session).
@@ -207,8 +207,8 @@ class Environment:
         self._done = False
         self._steps = 0
         obs = {"type": "task", "instruction": self._task.instruction, "tools": [t.name for t in self.toolset.tools]}
-        policy = self.bundle.manifest.get("policy")
-        if isinstance(policy, str) and policy:
+        policy = self.bundle.manifest.as_tool_use().policy
+        if policy:
             obs["policy"] = policy  # the world's rules the request is judged against (every adapter's system text)
         info = {
             "task_id": self._task.id,

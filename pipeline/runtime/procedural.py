@@ -49,8 +49,8 @@ def _failure_reason(exc: Exception) -> str:
 
 class ProceduralEnvironment:
     def __init__(self, bundle: Bundle) -> None:
-        if bundle.manifest.get("kind") != "procedural":
-            raise ValueError(f"{bundle.path} is a {bundle.manifest.get('kind')!r} bundle, not a procedural one")
+        if bundle.manifest.kind != "procedural":
+            raise ValueError(f"{bundle.path} is a {bundle.manifest.kind!r} bundle, not a procedural one")
         self.bundle = bundle
         self.tasks = bundle.read_jsonl("tasks.jsonl")
         self._by_id = {t["id"]: t for t in self.tasks}

@@ -193,7 +193,7 @@ def create_app(
 
     app = FastAPI(
         # Only the /docs page shows this title (the OpenAPI document is served as is), as HTML.
-        title=html.escape(str(manager.bundle.manifest.get("title") or manager.bundle.name)),
+        title=html.escape(manager.bundle.manifest.title or manager.bundle.name),
         version=manager.bundle.version,
         lifespan=lifespan,
         docs_url="/docs",

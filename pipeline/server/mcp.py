@@ -343,7 +343,7 @@ def build_mcp_server(manager: SessionManager, trainer_token: str | None = None) 
         message = types.PromptMessage(role="user", content=types.TextContent(type="text", text=text))
         return types.GetPromptResult(messages=[message], _meta={SESSION_META: sid})
 
-    title = str(manager.bundle.manifest.get("title") or manager.bundle.name)
+    title = manager.bundle.manifest.title or manager.bundle.name
     return Server(
         f"synthenv:{manager.bundle.name}",
         version=manager.bundle.version,

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from pipeline.bundle.manifest import ProceduralManifest
 from pipeline.surface.observe import EPISODE_OVER_TEXT, OBSERVATION_BUDGET, dumps, render_observation
 from pipeline.surface.records import VERB_NAMES, Routes, routes, verb_tools
 from pipeline.surface.text import (
@@ -48,8 +49,10 @@ __all__ = [
 
 
 def _procedural(env: Any) -> bool:
-    bundle = getattr(env, "bundle", None)
-    return bundle is not None and bundle.manifest.get("kind") == "procedural"
+    manifest = getattr(getattr(env, "bundle", None), "manifest", None)
+    if isinstance(manifest, dict):  # the summary a Harbor task container stands in with
+        return manifest.get("kind") == "procedural"
+    return isinstance(manifest, ProceduralManifest)
 
 
 def _specs(env: Any) -> list[dict[str, Any]]:

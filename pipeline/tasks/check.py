@@ -58,7 +58,7 @@ def check_bundle(path: str | Path) -> CheckReport:
     initial = env.bundle.state_bytes
     scratch = open_copy(initial)
     replayer = Replayer(initial, env.executor)
-    rules = env.bundle.manifest.get("policy_rules")
+    rules = env.bundle.manifest.as_tool_use().policy_rules
     policy = Policy.model_validate(rules) if rules else None
     specs = {t.name: t for t in env.toolset.tools}
     reading = open_reading(initial)

@@ -8,6 +8,7 @@ import pytest
 from craft import read_manifest, seal
 from typer.testing import CliRunner
 
+from pipeline.bundle.manifest import manifest_from
 from pipeline.cli.main import app
 from pipeline.package.report.page import report_html
 from pipeline.runtime.task import Task
@@ -18,18 +19,13 @@ IMG = "<img src=x onerror=alert(1)>"
 
 
 def test_report_html_escapes_every_manifest_value(store_bundle: Path) -> None:
-    manifest = read_manifest(store_bundle)
-    hostile = {
-        **manifest,
-        "title": SCRIPT,
-        "description": IMG,
-        "seed": IMG,
-        "frozen_clock": SCRIPT,
-        "domain": SCRIPT,
-    }
+    # Every text field a page shows (the seed is an int: the model refuses any other value).
+    hostile = manifest_from(read_manifest(store_bundle)).with_changes(
+        title=SCRIPT, description=IMG, frozen_clock=SCRIPT, domain=SCRIPT
+    )
     schema = Schema.model_validate_json((store_bundle / "schema.json").read_text())
     tasks = [Task.model_validate_json(line) for line in (store_bundle / "tasks.jsonl").read_text().splitlines()]
-    page = report_html(hostile, schema, store_bundle / "state.sqlite", tasks)
+    page = report_html(hostile.as_tool_use(), schema, store_bundle / "state.sqlite", tasks)
     assert SCRIPT not in page and IMG not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
 
@@ -40,7 +36,8 @@ ANSI = "\x1b[2J\x1b]0;owned\x07"
 
 def test_info_prints_bundle_text_literally(bundle_copy: Path) -> None:
     manifest = read_manifest(bundle_copy)
-    seal(bundle_copy, {**manifest, "domain": MARKUP + ANSI, "knobs": {"note": MARKUP}}, rehash=False)
+    knobs = {**manifest["knobs"], "note": MARKUP}  # an unknown field is kept (a newer synthenv may add one)
+    seal(bundle_copy, {**manifest, "domain": MARKUP + ANSI, "knobs": knobs}, rehash=False)
     result = CliRunner().invoke(app, ["info", str(bundle_copy)], color=True)
     assert result.exit_code == 0, result.output
     assert "[bold red]PWNED[/bold red]" in result.output

@@ -12,8 +12,8 @@ own per-table tools (what ``synthenv serve`` and MCP list) follow, folded, group
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
+from pipeline.bundle.manifest import ToolUseManifest
 from pipeline.package.report.render import render
 from pipeline.surface.records import VERB_NAMES, catalog, routes, verb_tools
 from pipeline.surface.text import ANSWER_TOOL, answer_tool, system_text
@@ -75,16 +75,16 @@ def agent_tools(schema: Schema, toolset: Toolset) -> AgentTools:
     )
 
 
-def policy_lines(manifest: dict[str, Any]) -> list[str]:
+def policy_lines(manifest: ToolUseManifest) -> list[str]:
     """The policy text as the system text carries it (:func:`pipeline.surface.text.system_text`): one
     line per rule, inner whitespace collapsed; empty when the bundle has none."""
-    policy = manifest.get("policy")
-    if not isinstance(policy, str) or not policy.strip():
+    policy = manifest.policy
+    if not policy or not policy.strip():
         return []
     return [" ".join(line.split()) for line in policy.strip().splitlines() if line.strip()]
 
 
-def agent_section(manifest: dict[str, Any], schema: Schema, tools: AgentTools) -> str:
+def agent_section(manifest: ToolUseManifest, schema: Schema, tools: AgentTools) -> str:
     """``<h2 id='tools'>`` and ``<h2 id='policy'>``: the tools and the policy, as an agent reads them."""
     lines = policy_lines(manifest)
     return render(

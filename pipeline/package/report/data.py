@@ -17,8 +17,8 @@ import math
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from pipeline.bundle.manifest import ToolUseManifest
 from pipeline.package.report.render import Markup, render
 from pipeline.world.schema import Column, Schema, Table
 from pipeline.world.sqlnames import quote_ident as _q
@@ -313,8 +313,8 @@ def er_mermaid(schema: Schema) -> str:
 # -- the section ------------------------------------------------------------------------------
 
 
-def data_section(manifest: dict[str, Any], schema: Schema, state: Path) -> str:
-    rows: dict[str, int] = manifest["counts"]["rows_per_table"]
+def data_section(manifest: ToolUseManifest, schema: Schema, state: Path) -> str:
+    rows = manifest.counts.rows_per_table
     conn = sqlite3.connect(f"file:{state}?mode=ro", uri=True)
     # SQLite's own log10 exists only in builds with math functions; this one always does.
     conn.create_function("log10", 1, math.log10, deterministic=True)

@@ -17,6 +17,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pipeline.bundle.manifest import ManifestBase
 from pipeline.package.report.render import Markup, render
 
 COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f")
@@ -229,12 +230,17 @@ def evaluation_page(reports: Sequence[Mapping[str, Any]]) -> str:
     return render("evaluation_page.html.j2", ref=ref, style=Markup(STYLE), section=section) + "\n"
 
 
-def calibration_section(manifest: Mapping[str, Any]) -> str:
-    """The section for a calibrated bundle (``manifest["calibration"]``); empty for any other."""
-    calibration = manifest.get("calibration")
-    if not calibration:
+def calibration_section(manifest: ManifestBase | Mapping[str, Any]) -> str:
+    """The section for a calibrated bundle (``manifest.calibration``); empty for any other.
+
+    Also takes the manifest's JSON object, which ``pipeline.evaluate.calibrate`` still passes.
+    """
+    if isinstance(manifest, ManifestBase):
+        runs = manifest.calibration.runs if manifest.calibration is not None else []
+    else:
+        runs = (manifest.get("calibration") or {}).get("runs") or []
+    if not runs:
         return ""
-    runs = calibration.get("runs") or []
     return evaluation_section(runs, "Measured difficulty")
 
 

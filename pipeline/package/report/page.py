@@ -8,8 +8,8 @@ the scripted policies, and for a calibrated bundle the measured difficulty.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
+from pipeline.bundle.manifest import ToolUseManifest
 from pipeline.package.report.agent import agent_section, agent_tools
 from pipeline.package.report.data import data_section
 from pipeline.package.report.evaluation import calibration_section
@@ -35,7 +35,7 @@ STYLE = (
 
 
 def report_html(
-    manifest: dict[str, Any], schema: Schema, state: Path, tasks: list[Task], toolset: Toolset | None = None
+    manifest: ToolUseManifest, schema: Schema, state: Path, tasks: list[Task], toolset: Toolset | None = None
 ) -> str:
     """Deterministic HTML (no timestamps): the same inputs give the same page, so the same digest.
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from pipeline.bundle.manifest import ProceduralManifest
 from pipeline.package.report.render import Markup, render
 from pipeline.package.report.summary import contents
 from pipeline.surface.text import PROCEDURAL_TEXT
@@ -59,7 +60,7 @@ def procedural_sections(items: list[dict[str, Any]]) -> str:
     return render("procedural_sections.html.j2", rows=rows, instruction=PROCEDURAL_TEXT, examples=examples)
 
 
-def procedural_report(manifest: dict[str, Any], items: list[dict[str, Any]]) -> str:
+def procedural_report(manifest: ProceduralManifest, items: list[dict[str, Any]]) -> str:
     """The whole page (deterministic: no timestamps, items in bundle order)."""
     sections = procedural_sections(items)
     families = sorted({i["metadata"]["family"] for i in items})
@@ -68,7 +69,7 @@ def procedural_report(manifest: dict[str, Any], items: list[dict[str, Any]]) -> 
         ("items", f"{len(items):,} single-turn questions with exact answers"),
         ("families", ", ".join(families)),
         ("levels", ", ".join(levels)),
-        ("generator", str(manifest.get("generator_version", ""))),
+        ("generator", manifest.generator_version),
     ]
     return (
         render(

@@ -13,6 +13,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from pipeline.bundle.manifest import ToolUseManifest
 from pipeline.package.report.render import render
 from pipeline.world.schema import Schema
 from pipeline.world.sqlnames import quote_ident as _q
@@ -35,9 +36,9 @@ def _kind_order(item: tuple[str, Any]) -> tuple[int, str]:
     return (order.index(item[0]) if item[0] in order else len(order), str(item[0]))
 
 
-def _figures(manifest: dict[str, Any]) -> list[tuple[str, Any, Any, Any]] | None:
-    realism = manifest.get("realism")
-    if not isinstance(realism, dict) or not realism:
+def _figures(manifest: ToolUseManifest) -> list[tuple[str, Any, Any, Any]] | None:
+    realism = manifest.realism
+    if not realism:
         return None
     return [
         (KIND_WORDS.get(str(kind), str(kind)), v.get("checks"), v.get("failed"), v.get("rows"))
@@ -83,7 +84,7 @@ def _vocabularies(schema: Schema, state: Path) -> list[tuple[str, str, str, str]
     return rows
 
 
-def realism_section(manifest: dict[str, Any], schema: Schema, state: Path) -> str:
+def realism_section(manifest: ToolUseManifest, schema: Schema, state: Path) -> str:
     return render(
         "realism.html.j2",
         figures=_figures(manifest),

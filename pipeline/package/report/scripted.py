@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from pipeline.bundle.manifest import ToolUseManifest
 from pipeline.package.report.evaluation import TOP_LEVEL, TOP_LIMIT, level_table
 from pipeline.package.report.render import Markup, render
 from pipeline.runtime.task import Task
@@ -39,7 +40,7 @@ class _Discard:
 
 
 def _draft(
-    directory: Path, manifest: dict[str, Any], schema: Schema, state: Path, toolset: Toolset, tasks: list[Task]
+    directory: Path, manifest: ToolUseManifest, schema: Schema, state: Path, toolset: Toolset, tasks: list[Task]
 ) -> Any:
     """A :class:`~pipeline.bundle.format.Bundle` over the files an environment reads, under a digest of
     their content (environments and surfaces are cached per digest: a draft must not reuse another's)."""
@@ -50,16 +51,16 @@ def _draft(
         "tools.json": toolset.model_dump_json(),
         "tasks.jsonl": "".join(json.dumps(t.model_dump(mode="json"), sort_keys=True) + "\n" for t in tasks),
     }
-    digest = hashlib.sha256(json.dumps(manifest, sort_keys=True, default=str).encode())
+    digest = hashlib.sha256(json.dumps(manifest.as_dict(), sort_keys=True, default=str).encode())
     for name, text in files.items():
         (directory / name).write_text(text, encoding="utf-8")
         digest.update(text.encode())
     (directory / "state.sqlite").symlink_to(Path(state).resolve())
-    return Bundle(path=directory, manifest={**manifest, "digest": f"sha256:draft-{digest.hexdigest()}"})
+    return Bundle(path=directory, manifest=manifest.with_changes(digest=f"sha256:draft-{digest.hexdigest()}"))
 
 
 def scripted_reports(
-    manifest: dict[str, Any],
+    manifest: ToolUseManifest,
     schema: Schema,
     state: Path,
     tasks: list[Task],

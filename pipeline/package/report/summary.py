@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from pipeline.bundle.manifest import ToolUseManifest
 from pipeline.package.report.agent import AgentTools, policy_lines
 from pipeline.package.report.evaluation import JUDGMENT, TOP_LEVEL
 from pipeline.package.report.render import Markup, render
@@ -52,19 +53,19 @@ def _scripted(reports: Sequence[dict[str, Any]]) -> str | None:
 
 
 def summary_box(
-    manifest: dict[str, Any],
+    manifest: ToolUseManifest,
     schema: Schema,
     tools: AgentTools,
     tasks: list[Task],
     reports: Sequence[dict[str, Any]],
 ) -> str:
-    counts = manifest["counts"]
-    rows = counts.get("rows_per_table") or {}
+    counts = manifest.counts
+    rows = counts.rows_per_table
     lines = policy_lines(manifest)
     rules = sum(1 for line in lines if RULE.match(line))
     levels = sorted({t.level for t in tasks})
-    exploits = counts.get("exploits") or {}
-    realism = [v for v in (manifest.get("realism") or {}).values() if isinstance(v, dict)]
+    exploits = counts.exploits
+    realism = [v for v in manifest.realism.values() if isinstance(v, dict)]
     items: list[tuple[str, str]] = [
         ("data", f"{len(schema.tables)} tables, {sum(rows.values()):,} rows"),
         (
@@ -75,7 +76,7 @@ def summary_box(
         ("policy", f"{rules} numbered rules" if rules else f"{len(lines)} lines" if lines else "none"),
         (
             "tasks",
-            f"{len(tasks)} proven of {counts.get('candidates', len(tasks))} candidates; "
+            f"{len(tasks)} proven of {counts.candidates} candidates; "
             f"{len({t.family for t in tasks})} families" + (f", levels L{levels[0]}–L{levels[-1]}" if levels else ""),
         ),
     ]

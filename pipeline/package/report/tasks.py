@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from pipeline.bundle.manifest import ToolUseManifest
 from pipeline.package.report.render import render
 from pipeline.runtime.task import Task
 from pipeline.tasks.phrasing import split_refusal_form
@@ -80,14 +81,14 @@ def _examples(tasks: list[Task]) -> dict[str, Any]:
     return {"groups": groups, "forms": forms, "without": wordings.get("", 0), "tasks": len(tasks)}
 
 
-def tasks_section(manifest: dict[str, Any], tasks: list[Task]) -> str:
-    counts = manifest["counts"]
-    dropped = sorted(counts.get("dropped", {}).items(), key=lambda kv: (-kv[1], kv[0]))
+def tasks_section(manifest: ToolUseManifest, tasks: list[Task]) -> str:
+    counts = manifest.counts
+    dropped = sorted(counts.dropped.items(), key=lambda kv: (-kv[1], kv[0]))
     figures = reference_calls(tasks)
     return render(
         "tasks.html.j2",
         tasks=len(tasks),
-        candidates=counts.get("candidates", len(tasks)),
+        candidates=counts.candidates,
         dropped_total=sum(n for _, n in dropped),
         matrix=_matrix(tasks),
         lengths=_lengths(figures),
