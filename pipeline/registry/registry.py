@@ -48,6 +48,7 @@ from pipeline.bundle.names import (
 from pipeline.bundle.versions import bump as bump_version
 from pipeline.bundle.versions import latest, parse_version
 from pipeline.package.build import restamp
+from pipeline.registry.advice import republish_advice
 from pipeline.registry.entries import Entry, GcReport, PublishResult, Ref, RegistryError
 from pipeline.registry.store import Store, copy_verified
 
@@ -214,9 +215,17 @@ class Registry:
             result = self._publish_bundle(candidate, run_record)
             return PublishResult(result.entry, result.created, restamped=candidate is not bundle)
 
-    @staticmethod
-    def _as_version(bundle: Bundle, version: str, out: Path) -> Bundle:
-        return bundle if bundle.version == version else restamp(bundle, version, out)
+    def _as_version(self, bundle: Bundle, version: str, out: Path) -> Bundle:
+        if bundle.version == version:
+            return bundle
+        if bundle.manifest.kind != "tool_use":  # its version is built in: only a rebuild changes it
+            raise RegistryError(
+                f"{bundle.ref} cannot be published as {version}: {republish_advice(bundle, self._versions(bundle))}"
+            )
+        return restamp(bundle, version, out)
+
+    def _versions(self, bundle: Bundle) -> list[str]:
+        return [e.version for e in self.entries(bundle.name)]
 
     def _existing(self, name: str, version: str) -> Entry | None:
         path = self._entry_path(name, version)
@@ -233,7 +242,7 @@ class Registry:
             return PublishResult(prior, created=False)
         raise RegistryError(
             f"{prior.ref} is already published with digest {prior.digest} (this bundle: {bundle.digest}); "
-            "versions are immutable: publish it with --bump or another --version"
+            f"versions are immutable: {republish_advice(bundle, self._versions(bundle))}"
         )
 
     def _publish_bundle(self, bundle: Bundle, run: dict[str, Any]) -> PublishResult:
