@@ -26,3 +26,12 @@ def test_layout_is_the_design_cards() -> None:
         assert (ROOT / name).exists(), name
     ignored = (ROOT / ".gitignore").read_text()
     assert "/artifacts/*" in ignored
+
+
+def test_every_file_the_pipeline_readme_names_exists() -> None:
+    """pipeline/README.md names the one place each contract lives: a moved file must move the line too."""
+    text = (ROOT / "pipeline" / "README.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"\b((?:[a-z_]+/)+[a-z_]+\.py)\b", text))
+    assert {"bundle/manifest.py", "runtime/task.py", "runtime/verify.py", "jobs/recipe.py"} <= named
+    missing = sorted(p for p in named if not (ROOT / "pipeline" / p).is_file() and not (ROOT / p).is_file())
+    assert not missing, missing
