@@ -21,7 +21,7 @@ FAMILIES = ["gcd_lcm", "maze"]
 
 @pytest.fixture
 def parent(tmp_path: Path) -> tuple[str, Bundle]:
-    """``proc-gcd-lcm.maze-s0@1.0.0`` published to a fresh registry."""
+    """``proc-gcd-lcm.maze-lv0-n40-s0@1.0.0`` published to a fresh registry."""
     registry = str(tmp_path / "registry")
     bundle = build_procedural_bundle(FAMILIES, tmp_path / "build", n=40, seed=0)
     Registry(registry).publish(bundle.path)
@@ -46,7 +46,9 @@ def test_read_results_jsonl_and_parquet_agree(tmp_path: Path, parent: tuple[str,
     rows = loop.read_results(jsonl)
     assert rows == loop.read_results(parquet)
     assert (
-        len(rows) == 40 and rows[0].bundle == "proc-gcd-lcm.maze-s0@1.0.0" and {r.reward for r in rows} == {1.0, 0.25}
+        len(rows) == 40
+        and rows[0].bundle == "proc-gcd-lcm.maze-lv0-n40-s0@1.0.0"
+        and {r.reward for r in rows} == {1.0, 0.25}
     )
 
 
@@ -75,7 +77,7 @@ def test_an_easy_family_moves_up_and_the_next_version_follows_its_parent(
     results = write_results(tmp_path / "r1.jsonl", bundle, {"gcd_lcm": 1.0, "maze": 0.6}, repeat=2)
     report = loop.update(results, registry=registry, min_samples=8, run={"flow": "test"})
     assert report.levels_before == {"gcd_lcm": 0, "maze": 0} and report.levels_after == {"gcd_lcm": 1, "maze": 0}
-    assert report.changed and report.created and report.next == "proc-gcd-lcm.maze-s0@1.1.0"
+    assert report.changed and report.created and report.next == "proc-gcd-lcm.maze-lv0-n40-s0@1.1.0"
     assert report.families["maze"]["recorded"] == report.families["maze"]["rollouts"]
     assert report.families["gcd_lcm"]["stale"] > 0, "scores at level 0 after the move are not evidence for level 1"
     entry = Registry(registry).resolve(report.next)
@@ -86,7 +88,7 @@ def test_an_easy_family_moves_up_and_the_next_version_follows_its_parent(
         t["metadata"]["family"]: t["metadata"]["level"] for t in nxt.read_jsonl("tasks.jsonl")
     } == report.levels_after
     state = Path(report.state)
-    assert state == Path(registry) / "curricula" / "proc-gcd-lcm.maze-s0.json" and state.is_file()
+    assert state == Path(registry) / "curricula" / "proc-gcd-lcm.maze-lv0-n40-s0.json" and state.is_file()
     assert not (Path(registry) / ".work" / "curriculum" / bundle.name).exists()
 
     saved = state.read_text()
@@ -108,13 +110,20 @@ def test_no_level_moved_means_no_new_version(tmp_path: Path, parent: tuple[str, 
 def test_a_taken_minor_bump_moves_to_the_next_free_version(tmp_path: Path, parent: tuple[str, Bundle]) -> None:
     registry, bundle = parent
     other = build_procedural_bundle(
-        FAMILIES, tmp_path / "other", n=40, seed=0, level={"gcd_lcm": 3, "maze": 3}, version="1.1.0", parent=bundle.ref
+        FAMILIES,
+        tmp_path / "other",
+        n=40,
+        seed=0,
+        level={"gcd_lcm": 3, "maze": 3},
+        version="1.1.0",
+        parent=bundle.ref,
+        name=bundle.name,  # another branch of the lineage: a curriculum step keeps its parent's name
     )
     Registry(registry).publish(other.path)
     published = loop.publish_next(bundle, {"gcd_lcm": 1, "maze": 0}, tmp_path / "out", registry, {})
-    assert published["ref"] == "proc-gcd-lcm.maze-s0@1.2.0" and published["created"]
+    assert published["ref"] == "proc-gcd-lcm.maze-lv0-n40-s0@1.2.0" and published["created"]
     again = loop.publish_next(bundle, {"gcd_lcm": 3, "maze": 3}, tmp_path / "out", registry, {})
-    assert again == {"ref": "proc-gcd-lcm.maze-s0@1.1.0", "digest": other.digest, "created": False}
+    assert again == {"ref": "proc-gcd-lcm.maze-lv0-n40-s0@1.1.0", "digest": other.digest, "created": False}
 
 
 def test_unknown_task_and_mixed_bundles_are_refused(tmp_path: Path, parent: tuple[str, Bundle]) -> None:
@@ -177,7 +186,7 @@ def test_curriculum_cli_without_prefect(tmp_path: Path, parent: tuple[str, Bundl
     result = runner.invoke(app, [*args, "--json"])
     assert result.exit_code == 0, result.output
     report: dict[str, Any] = json.loads(result.stdout)
-    assert report["next"] == "proc-gcd-lcm.maze-s0@1.1.0" and report["levels_after"]["gcd_lcm"] == 1
+    assert report["next"] == "proc-gcd-lcm.maze-lv0-n40-s0@1.1.0" and report["levels_after"]["gcd_lcm"] == 1
     text = runner.invoke(app, args)
     assert text.exit_code == 0 and "already applied" in text.output
     bad = runner.invoke(app, ["curriculum", "update", "--results", str(tmp_path / "none.jsonl"), "--no-prefect"])

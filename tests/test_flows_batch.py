@@ -102,7 +102,7 @@ def test_procedural_and_curriculum_flows(tmp_path: Path) -> None:
     built = build_procedural(
         ["gcd_lcm", "maze"], n=30, seed=2, level={"maze": 1}, out=str(tmp_path / "out"), registry=registry, publish=True
     )
-    assert built["published"]["ref"] == "proc-gcd-lcm.maze-s2@1.0.0" and built["published"]["created"]
+    assert built["published"]["ref"] == "proc-gcd-lcm.maze-lv0_1-n30-s2@1.0.0" and built["published"]["created"]
     ref = built["published"]["ref"]
     tasks = [json.loads(line) for line in Path(built["path"], "tasks.jsonl").read_text().splitlines()]
     rows = [
@@ -111,7 +111,8 @@ def test_procedural_and_curriculum_flows(tmp_path: Path) -> None:
     results = tmp_path / "results.jsonl"
     results.write_text("".join(json.dumps(r) + "\n" for r in rows))
     report = update_curriculum(str(results), registry=registry, min_samples=8)
-    assert report["levels_after"] == {"gcd_lcm": 0, "maze": 2} and report["next"] == "proc-gcd-lcm.maze-s2@1.1.0"
+    assert report["levels_after"] == {"gcd_lcm": 0, "maze": 2}
+    assert report["next"] == "proc-gcd-lcm.maze-lv0_1-n30-s2@1.1.0"  # the lineage keeps its name
     assert Registry(registry).resolve(report["next"]).parent == ref
 
 

@@ -170,6 +170,7 @@ def build_next(parent: Bundle, levels: Mapping[str, int], out: Path, version: st
         weights=dict(knobs.weights),
         version=version,
         parent=parent.ref,
+        name=parent.name,  # one lineage, one name (and one state file): versions tell its steps apart
     )
 
 

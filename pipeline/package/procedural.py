@@ -27,18 +27,56 @@ Level = int | Mapping[str, int] | None
 """One level for every family, a per-family mapping (families left out get level 0), or None (level 0)."""
 
 
-def bundle_name(families: Sequence[str], seed: int) -> str:
-    """Readable for a few families, a short stable hash for a larger mix.
-
-    Families are joined with ``.`` so the name is one a registry accepts (``[a-z0-9._-]``).
-    """
+def _short_hash(value: Any) -> str:
     import hashlib
 
+    return hashlib.sha256(canonical_json(value).encode()).hexdigest()[:8]
+
+
+def _number(value: float) -> str:
+    """``2`` for 2.0, ``2.5`` for 2.5: a name's spelling of a knob."""
+    return f"{float(value):g}"
+
+
+def _level_label(families: Sequence[str], level: Level, difficulty: Difficulty) -> str:
+    """``lv0``, ``lv0_2`` (per family, in order), ``d2.5``; a hash where a long mix would not fit."""
+    if difficulty is not None:
+        if not isinstance(difficulty, Mapping):
+            return "d" + _number(difficulty)
+        values = {_number(difficulty.get(f, 0.0)) for f in families}
+        return "d" + values.pop() if len(values) == 1 else "d" + _short_hash(dict(sorted(difficulty.items())))
+    if not isinstance(level, Mapping):
+        return f"lv{level or 0}"
+    levels = [int(level.get(f, 0)) for f in families]
+    if len(set(levels)) == 1:
+        return f"lv{levels[0]}"
+    if len(families) <= SAFE_NAME_FAMILIES:
+        return "lv" + "_".join(map(str, levels))
+    return "lv" + _short_hash(dict(sorted(level.items())))
+
+
+def bundle_name(
+    families: Sequence[str],
+    seed: int,
+    n: int,
+    level: Level = None,
+    weights: Mapping[str, float] | None = None,
+    difficulty: Difficulty = None,
+) -> str:
+    """``proc-<families>-<lvL|dD>-n<size>[-w<hash>]-s<seed>``: every knob that changes the items is in
+    the name, so two builds of different content never share ``name@1.0.0``.
+
+    Families are readable for a few, a short stable hash for a larger mix, joined with ``.`` so
+    the name is one a registry accepts (``[a-z0-9._-]``); weights other than all 1 add a hash.
+    """
     if len(families) <= SAFE_NAME_FAMILIES:
         label = ".".join(f.replace("_", "-") for f in families)
     else:
-        label = f"mix{len(families)}-" + hashlib.sha256(canonical_json(sorted(families)).encode()).hexdigest()[:8]
-    return f"proc-{label}-s{seed}"
+        label = f"mix{len(families)}-" + _short_hash(sorted(families))
+    weighted = ""
+    if weights is not None and any(float(weights.get(f, 1.0)) != 1.0 for f in families):
+        weighted = "-w" + _short_hash({f: float(weights.get(f, 1.0)) for f in families})
+    return f"proc-{label}-{_level_label(families, level, difficulty)}-n{n}{weighted}-s{seed}"
 
 
 def parse_weights(families: Sequence[str], weights: str | None) -> dict[str, float]:
@@ -105,8 +143,12 @@ def build_procedural_bundle(
     version: str = "1.0.0",
     parent: str | None = None,
     difficulty: Difficulty = None,
+    name: str | None = None,
 ) -> Bundle:
     """Build ``out/<name>/<version>/``; ``parent`` (``name@X.Y.Z``) records which bundle this one follows.
+
+    ``name`` defaults to :func:`bundle_name` of the knobs; a curriculum's next version keeps its
+    parent's name (a lineage is one name, its versions told apart by number).
 
     ``difficulty`` (instead of ``level``) is recorded in the manifest's knobs and lineage
     only when given, so bundles built by level keep their digests.
@@ -122,7 +164,7 @@ def build_procedural_bundle(
     recorded = dict(sorted(difficulty.items())) if isinstance(difficulty, Mapping) else difficulty
     with_difficulty = {"difficulty": recorded} if recorded is not None else {}
     manifest = ProceduralManifest(
-        name=bundle_name(families, seed),
+        name=name if name is not None else bundle_name(families, seed, n, level, weights, difficulty),
         version=version,
         kind="procedural",
         title="Procedural reasoning tasks: " + ", ".join(families),

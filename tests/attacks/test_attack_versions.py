@@ -23,11 +23,41 @@ def _files(path: Path) -> dict[str, bytes]:
 def test_other_content_under_a_written_version_is_refused(tmp_path: Path) -> None:
     first = build_procedural_bundle(["gcd_lcm"], tmp_path, n=5, seed=0)
     before = _files(tmp_path)
-    with pytest.raises(VersionExists, match="never rewritten"):
-        build_procedural_bundle(["gcd_lcm"], tmp_path, n=5, seed=0, level={"gcd_lcm": 4})
+    with pytest.raises(VersionExists, match="never rewritten"):  # another level under this name (a curriculum's)
+        build_procedural_bundle(["gcd_lcm"], tmp_path, n=5, seed=0, level={"gcd_lcm": 4}, name=first.name)
     assert _files(tmp_path) == before  # nothing changed, no scratch directory left behind
     again = build_procedural_bundle(["gcd_lcm"], tmp_path, n=5, seed=0)
     assert again.digest == first.digest and _files(tmp_path) == before
+
+
+KNOBS = [
+    {},
+    {"level": 2},
+    {"level": {"maze": 1}},
+    {"difficulty": 2.0},
+    {"difficulty": 2.5},
+    {"n": 7},
+    {"weights": {"gcd_lcm": 2.0, "maze": 1.0}},
+    {"weights": {"gcd_lcm": 2.0, "maze": 2.0}},
+]
+
+
+def test_level_size_and_weights_are_in_a_procedural_name(tmp_path: Path) -> None:
+    """Builds that differ in level, difficulty, size or weights get different names, so each is
+    published as its own 1.0.0 (before, all eight were proc-gcd-lcm.maze-s0 and every build after the
+    first was refused); the same knobs again are the same name and bytes."""
+    from pipeline.registry.registry import Registry
+
+    registry = Registry(str(tmp_path / "reg"))
+    names = []
+    for i, knobs in enumerate(KNOBS):
+        built = build_procedural_bundle(["gcd_lcm", "maze"], tmp_path / "out", **{"n": 6, "seed": 0, **knobs})
+        assert built.version == "1.0.0" and registry.publish(built.path).created, (knobs, built.name)
+        names.append(built.name)
+        again = build_procedural_bundle(["gcd_lcm", "maze"], tmp_path / f"again{i}", **{"n": 6, "seed": 0, **knobs})
+        assert (again.name, again.digest) == (built.name, built.digest)
+    assert len(set(names)) == len(KNOBS), names
+    assert names[:3] == ["proc-gcd-lcm.maze-lv0-n6-s0", "proc-gcd-lcm.maze-lv2-n6-s0", "proc-gcd-lcm.maze-lv0_1-n6-s0"]
 
 
 def test_a_directory_that_is_not_a_bundle_is_not_replaced(tmp_path: Path) -> None:
