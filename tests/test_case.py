@@ -22,6 +22,7 @@ from pipeline.runtime.answers import as_report, report_matches
 from pipeline.runtime.task import Task
 from pipeline.runtime.verify import AnswerCheck, check_answer
 from pipeline.tasks.families import FAMILIES
+from pipeline.tools.executor import open_copy
 
 EXPECTED = {
     "total": 412.5,
@@ -191,3 +192,64 @@ def test_the_fee_line_says_how_a_half_cent_rounds() -> None:
     schema = schema_step(Inputs(domain="online_store", seed=0))
     rule = fee_rule(schema, next(op for op in schema.operations if op.name == "cancel_order"), 0)
     assert rule is not None and "half a cent up" in rule.text and "what was paid on it" in rule.text
+
+
+def test_records_a_person_owns_two_ways_that_disagree_are_never_asked_about(tmp_path: Path) -> None:
+    """A library fine names its member and the loan it is on, and the two members differ in the
+    generated state: "my fines" then has two readings, so no request is built on a person's fines."""
+    import sqlite3
+
+    summary = generate(Inputs(domain="library_loans", seed=11), tmp_path / "out", tmp_path / "work")
+    path = Path(summary["path"])
+    conn = sqlite3.connect(path / "state.sqlite")
+    try:
+        disagree = conn.execute(
+            "SELECT count(*) FROM fines f JOIN loans l ON f.loan_id = l.id WHERE f.member_id != l.member_id"
+        ).fetchone()[0]
+    finally:
+        conn.close()
+    assert disagree > 0  # the premise: the two ways disagree in this world
+    env = Environment.from_bundle(path)
+    try:
+        asked = [t for t in env.tasks if t.family in ("request", "case", "quote")]
+        assert asked
+        for task in asked:
+            fines = [c for c in task.solution if c.tool == "list_fines" and "order_by" in c.arguments]
+            assert not fines, (task.id, task.instruction)
+    finally:
+        env.close()
+
+
+def test_amounts_summed_all_hold_their_table_s_usual_status(tmp_path: Path) -> None:
+    """A claim's payments may be cleared, scheduled or voided: a total is asked only where every
+    payment summed holds the table's usual status, so "the total of the payments" has one reading."""
+    from pipeline.policy.model import Policy
+    from pipeline.tasks.context import Context
+    from pipeline.tasks.families.case import _paid
+    from pipeline.tasks.model import Skip
+    from pipeline.tasks.phrasing import Phrasebook
+
+    summary = generate(Inputs(domain="insurance_claims", seed=23), tmp_path / "out", tmp_path / "work")
+    env = Environment.from_bundle(Path(summary["path"]))
+    conn = open_copy(env.bundle.state_bytes)
+    try:
+        policy = Policy.model_validate(env.bundle.manifest.policy_rules)
+        ctx = Context(env.schema, env.toolset, env.executor, conn, policy.clock, 23, Phrasebook.load(), policy)
+        source = amount_source(env.schema, env.schema.table("claims"))
+        assert source is not None and source.table.name == "claim_payments"
+        usual = conn.execute("SELECT status FROM claim_payments GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1")
+        usual_status = usual.fetchone()[0]
+        kinds = conn.execute(
+            "SELECT claim_id, count(DISTINCT status) = 1 AND min(status) = ? FROM claim_payments GROUP BY 1",
+            (usual_status,),
+        ).fetchall()
+        clean = next(c for c, ok in kinds if ok)
+        mixed = next(c for c, ok in kinds if not ok)
+        claim = {r["id"]: r for r in ctx.rows(env.schema.table("claims"))}
+        assert _paid(ctx, source, claim[clean])[0]
+        with pytest.raises(Skip):
+            _paid(ctx, source, claim[mixed])
+        assert _paid(ctx, source, claim[mixed], strict=False)[0]  # a shortcut's answer still comes to a sum
+    finally:
+        conn.close()
+        env.close()

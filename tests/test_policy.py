@@ -207,7 +207,9 @@ def test_a_quote_is_the_sum_the_policy_lets_through(envs: dict[str, Environment]
     """The reference's amount scores 1.0 with no change; the sum over every record asked about (the
     policy ignored) scores 0 wherever it differs, and so does the right amount after a write."""
     quotes = [(env, t) for env in envs.values() for t in env.tasks if t.family == "quote"]
-    assert len(quotes) >= 12
+    # 10 since library fines are no longer asked about as someone's (a fine's member and its loan's
+    # member disagree in these worlds: "my fines" has two readings).
+    assert len(quotes) >= 10
     differs = writes = 0
     for env, task in quotes:
         assert task.knobs["computed"] == 1 and not any(env.executor.spec(c.tool).mode == "write" for c in task.solution)

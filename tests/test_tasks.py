@@ -57,7 +57,10 @@ def test_every_family_ships_tasks_at_several_levels(envs: dict[str, Environment]
     for t in envs[domain].tasks:
         by_family[t.family].add(t.level)
     # The top level needs people with several records a rule refuses in part: small worlds may have none.
-    assert set(by_family) >= set(FAMILIES) - {"case"}, set(FAMILIES) - set(by_family)
+    # A library's only amounts are fines, which belong to a member two ways that disagree in the
+    # generated state (the fine's member, the member of its loan): no quote has one reading there.
+    absent = {"case"} | ({"quote"} if domain == "library_loans" else set())
+    assert set(by_family) >= set(FAMILIES) - absent, set(FAMILIES) - set(by_family)
     for family, levels in by_family.items():
         assert len(levels) >= (1 if family == "case" else 3), (family, levels)
 

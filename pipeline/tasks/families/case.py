@@ -49,6 +49,7 @@ from pipeline.tasks.families.request import (
     _owned,
     _subjects,
     _unreachable,
+    agrees,
     base_rules,
     extra_wish,
     judge,
@@ -60,6 +61,7 @@ from pipeline.tasks.phrasing import sentence
 from pipeline.tasks.words import field_words
 from pipeline.tools.specs import ToolSpec
 from pipeline.world.schema import Table
+from pipeline.world.sqlnames import quote_ident
 
 NAME = "case"
 KNOBS = ("records", "refused", "partial", "policy_rules", "candidates", "computed", "extra_wish")
@@ -84,12 +86,41 @@ def amounts(ctx: Context, table: Table) -> Source | None:
     return found
 
 
-def _paid(ctx: Context, source: Source, row: dict[str, Any]) -> tuple[list[Decimal], list[ToolCall]]:
-    """The amounts on one record, and the reads that show them (none for its own amount)."""
+def _paid(
+    ctx: Context, source: Source, row: dict[str, Any], strict: bool = True
+) -> tuple[list[Decimal], list[ToolCall]]:
+    """The amounts on one record, and the reads that show them (none for its own amount). Where the
+    amounts' rows have a status, all must hold the table's usual one: "the total of the claim
+    payments" read as every payment or as the cleared ones only then gives one number (a voided or
+    a scheduled payment makes two readings, so such a record is not asked about; ``strict`` off for
+    what a shortcut's answer comes to)."""
     if source.via is None:
         return [Decimal(str(row[source.column.name]))], []
     items, calls = ctx.fetch_all(source.table, {source.via.name: row["id"]})
+    for column, usual in _usual_statuses(ctx, source.table).items() if strict else ():
+        if any(r[column] != usual for r in items):
+            raise Skip("amounts_in_several_statuses")
     return [Decimal(str(r[source.column.name])) for r in items if r[source.column.name] is not None], calls
+
+
+def _usual_statuses(ctx: Context, table: Table) -> dict[str, Any]:
+    """Each status column of ``table`` (one an operation moves, one with declared moves, or one named
+    status) with its most frequent value (memoised per build)."""
+    key = ("case_usual", table.name)
+    if key not in ctx.memo:
+        moved = {op.column for op in ctx.schema.operations if op.table == table.name}
+        usual = {}
+        for column in table.columns:
+            if column.values and (column.name in moved or column.transitions or column.name == "status"):
+                found = ctx.conn.execute(
+                    f"SELECT {quote_ident(column.name)} FROM {quote_ident(table.name)} "
+                    f"GROUP BY 1 ORDER BY COUNT(*) DESC, 1 LIMIT 1"
+                ).fetchone()
+                if found is not None:
+                    usual[column.name] = found[0]
+        ctx.memo[key] = usual
+    found_usual: dict[str, Any] = ctx.memo[key]
+    return found_usual
 
 
 def _comes_to(ctx: Context, op: ToolSpec, values: list[Decimal]) -> Decimal:
@@ -130,7 +161,7 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
     total, every, gross, singles, summed = Decimal(0), Decimal(0), Decimal(0), set(), []
     for row, (kind, rule) in zip(chosen, found.decisions, strict=True):
         judge(ctx, op, row, kind, calls, deciding, rules)
-        values, reads = _paid(ctx, source, row)
+        values, reads = _paid(ctx, source, row, strict=kind == "allowed")
         comes_to = _comes_to(ctx, op, values)
         if len(values) > MAX_ITEMS:
             raise Skip("too_many_amounts")
@@ -232,6 +263,8 @@ def _second(ctx: Context, rng: random.Random, found: Subject, staff: bool, refun
     subjects = [s for s in _subjects(ctx) if s[0].name != found.table.name and ctx.parent_of(s[1][-1]) == found.person]
     rng.shuffle(subjects)
     for table, path, when in subjects:
+        if not agrees(ctx, table, path, owner):
+            continue
         mine = sorted(_owned(ctx, table, path).get(owner, []), key=lambda r: (str(r[when.name]), r["id"]), reverse=True)
         if not mine or (len(mine) > 1 and str(mine[1][when.name]) == str(mine[0][when.name])):
             continue  # a tie gives "latest" two readings
@@ -295,7 +328,7 @@ def _first_answer(ctx: Context, found: Subject, source: Source) -> dict[str, Any
     for row in first:
         kind, rule = _decide(ctx, found.op, found.table, row)
         if kind == "allowed":
-            total += _comes_to(ctx, found.op, _paid(ctx, source, row)[0])
+            total += _comes_to(ctx, found.op, _paid(ctx, source, row, strict=False)[0])
         elif (one := refusal(found.op, row, kind, rule)) is not None:
             refused.append(one)
     return {"total": float(round(total, 2)), "refused": refused}

@@ -137,6 +137,15 @@ def _owned(ctx: Context, table: Table, path: Path) -> dict[Any, list[dict[str, A
     return dict(ctx.memo[key])
 
 
+def agrees(ctx: Context, table: Table, path: Path, owner: Any) -> bool:
+    """Whether every way a record of ``table`` belongs to a person gives ``owner`` the same records
+    (a fine that names its member and also the loan it is on, whose member may differ): where two
+    ways disagree, "my fines" has two readings, so the person is not asked about."""
+    mine = {r["id"] for r in _owned(ctx, table, path).get(owner, [])}
+    others = [p for p in ownership(ctx.schema, table) if p != path and p[-1].references == path[-1].references]
+    return all({r["id"] for r in _owned(ctx, table, other).get(owner, [])} == mine for other in others)
+
+
 def _find_calls(
     ctx: Context, table: Table, path: Path, when: Column, owner: Any, chosen: list[dict[str, Any]]
 ) -> list[ToolCall] | None:
@@ -301,6 +310,8 @@ def search(
             owners = sorted(o for o, rows in owned.items() if len(rows) >= size)
         person = ctx.parent_of(path[-1])
         for owner in rng.sample(owners, min(len(owners), OWNERS)):
+            if not agrees(ctx, table, path, owner):
+                continue
             mine = sorted(owned[owner], key=lambda r: (str(r[when.name]), r["id"]), reverse=True)
             if len(mine) > size and str(mine[size][when.name]) == str(mine[size - 1][when.name]):
                 continue
