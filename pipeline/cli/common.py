@@ -163,7 +163,6 @@ def quiet_prefect() -> None:
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     os.environ.setdefault("DO_NOT_TRACK", "1")
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
-    os.environ.setdefault("PREFECT_SERVER_LOGGING_LEVEL", "WARNING")
     # The temporary local server needs 7-20 s on a busy 2-core machine; Prefect waits only 20.
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "180")
     from pipeline.jobs.prefect_server import use_running_server
@@ -175,6 +174,15 @@ def quiet_prefect() -> None:
         err.print(f"[dim]Prefect API {plain(os.environ['PREFECT_API_URL'])}[/]")
     else:
         err.print("[dim]starting Prefect's temporary server (10-20 s); `synthenv prefect start` keeps one warm[/]")
+        # The temporary server is a subprocess writing to this terminal; when the command ends it
+        # is terminated mid-flush and logs CancelledError tracebacks (ERROR) that say nothing about
+        # the run. Its own log is nobody's to read, so only CRITICAL gets through.
+        os.environ.setdefault("PREFECT_SERVER_LOGGING_LEVEL", TEMPORARY_SERVER_LOG_LEVEL)
+    os.environ.setdefault("PREFECT_SERVER_LOGGING_LEVEL", "WARNING")
+
+
+TEMPORARY_SERVER_LOG_LEVEL = "CRITICAL"
+"""Log level of Prefect's temporary server: its shutdown tracebacks are noise (issue 25)."""
 
 
 @contextlib.contextmanager
