@@ -67,6 +67,9 @@ def evaluate(
         fail("give exactly one of --llm MODEL, --policy NAME or --baselines")
     if llm is not None:
         require_extra("llm", "litellm", "tenacity")
+    if policy is not None:
+        _check_policy(policy)
+    _check_target(bundle)
     if out is not None:
         _check_run_dir(out)
     try:
@@ -109,6 +112,32 @@ def evaluate(
             f"{u['completion_tokens']} out, cost ${u['cost_usd']:.6f}\n"
         )
     sys.stdout.write(f"report {summary['out']}/report.html\n")
+
+
+def _check_policy(name: str) -> None:
+    """An unknown ``--policy`` is a usage error before Prefect starts (it took 12 s and a traceback)."""
+    from pipeline.evaluate.baselines import known_baselines
+
+    if name not in known_baselines():
+        fail(f"unknown --policy {name!r}; known: {', '.join(known_baselines())}")
+
+
+def _check_target(bundle: str) -> None:
+    """The bundle argument names a directory or a registry reference, checked before Prefect starts: a path
+    that is not there is ``not_found``, a malformed reference ``usage``."""
+    from pipeline.registry.entries import Ref, RegistryError
+
+    path = Path(bundle)
+    if path.is_dir():
+        return
+    if path.exists():
+        fail(f"{bundle}: not a bundle directory")
+    if "/" in bundle or "\\" in bundle or bundle.startswith("."):
+        fail(f"{bundle}: no such bundle directory", "not_found")
+    try:
+        Ref.parse(bundle)
+    except RegistryError as exc:
+        fail(str(exc))
 
 
 def _check_run_dir(out: Path) -> None:

@@ -141,11 +141,16 @@ def _judgment() -> dict[str, type]:
     return JUDGMENT_BASELINES
 
 
+def known_baselines() -> tuple[str, ...]:
+    """Every scripted policy ``--policy`` takes, so a command can refuse another name before it starts."""
+    return (*BASELINES, *_judgment())
+
+
 def baseline(name: str) -> Any:
     if name in _judgment():
         return _judgment()[name]()
     if name not in BASELINES:
-        raise ValueError(f"unknown baseline {name!r}; known: {', '.join(BASELINES)}")
+        raise ValueError(f"unknown baseline {name!r}; known: {', '.join(known_baselines())}")
     return BASELINES[name]()
 
 

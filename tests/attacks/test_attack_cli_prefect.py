@@ -1,14 +1,86 @@
-"""Commands backed by Prefect, tried as a new user would: the temporary server Prefect starts for
-one command is kept from printing its shutdown tracebacks on the user's terminal."""
+"""Commands backed by Prefect, tried as a new user would: a bad argument is refused before the
+orchestrator starts (no 12 s wait, no flow-run traceback), and the temporary server Prefect starts
+for one command is kept from printing its shutdown tracebacks on the user's terminal."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
-from pipeline.cli.common import TEMPORARY_SERVER_LOG_LEVEL, quiet_prefect
+import pipeline.cli.evaluate as cli_evaluate
+from pipeline.cli.common import EXIT_CODES, TEMPORARY_SERVER_LOG_LEVEL, quiet_prefect
+from pipeline.cli.main import app
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def no_orchestrator(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Starting Prefect fails the test: every case below must be refused before it."""
+
+    def started() -> None:
+        raise AssertionError("Prefect was started before the arguments were checked")
+
+    monkeypatch.setattr(cli_evaluate, "quiet_prefect", started)
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "said"),
+    [
+        (["--policy", "oracle"], "usage", "unknown --policy 'oracle'"),
+        (["--policy", "nosuch", "--baselines"], "usage", "exactly one"),
+    ],
+)
+def test_evaluate_refuses_a_bad_policy_before_prefect(
+    store_bundle: Path, no_orchestrator: None, args: list[str], code: str, said: str
+) -> None:
+    result = runner.invoke(app, ["evaluate", str(store_bundle), *args, "--json"])
+    assert result.exit_code == EXIT_CODES[code], (result.exit_code, result.output, result.exception)
+    assert said in json.loads(result.stdout)["error"]["message"]
+
+
+def test_evaluate_names_every_policy_it_takes(store_bundle: Path, no_orchestrator: None) -> None:
+    result = runner.invoke(app, ["evaluate", str(store_bundle), "--policy", "oracle", "--json"])
+    message = json.loads(result.stdout)["error"]["message"]
+    for name in ("random", "refuse", "no_tools", "reference", "literal", "first_candidate", "no_computation"):
+        assert name in message
+
+
+@pytest.mark.parametrize(
+    ("bundle", "code"),
+    [
+        ("{tmp}/nosuch", "not_found"),  # a path that is not there
+        ("./nosuch", "not_found"),
+        ("Bad Name@1.0.0", "usage"),  # not a registry reference either
+        ("online-store-s0@1.x", "usage"),
+        ("{tmp}/file", "usage"),  # a file is not a bundle directory
+    ],
+)
+def test_evaluate_refuses_a_bad_bundle_before_prefect(
+    tmp_path: Path, no_orchestrator: None, bundle: str, code: str
+) -> None:
+    (tmp_path / "file").write_text("x", encoding="utf-8")
+    target = bundle.format(tmp=tmp_path)
+    result = runner.invoke(app, ["evaluate", target, "--policy", "reference", "--json"])
+    assert result.exit_code == EXIT_CODES[code], (result.exit_code, result.output, result.exception)
+    assert "error" in json.loads(result.stdout)
+
+
+def test_a_registry_reference_still_reaches_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A well-formed reference passes the early check (the registry resolves it later)."""
+    reached: list[str] = []
+
+    def one(bundle: str, *args: object) -> dict:
+        reached.append(bundle)
+        raise ValueError("stop here")
+
+    monkeypatch.setattr(cli_evaluate, "_one", one)
+    result = runner.invoke(app, ["evaluate", "online-store-s0@1.0.0", "--policy", "reference", "--json"])
+    assert reached == ["online-store-s0@1.0.0"] and result.exit_code == EXIT_CODES["usage"]
 
 
 def test_temporary_server_keeps_its_shutdown_tracebacks_to_itself(
