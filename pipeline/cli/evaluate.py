@@ -260,6 +260,7 @@ def calibrate(
     from pipeline.evaluate.calibrate import calibrate as write_calibrated
     from pipeline.evaluate.calibrate import read_report
     from pipeline.jobs.evaluate import Target, open_target
+    from pipeline.package.build import VersionExists
     from pipeline.registry.registry import Registry, RegistryError
 
     try:
@@ -269,6 +270,8 @@ def calibrate(
         if publish:
             p = Registry(registry).publish(result.path, run={"command": "calibrate", "parent": parent.ref})
             published = {"ref": p.entry.ref, "digest": p.entry.digest, "created": p.created}
+    except VersionExists as exc:  # a version is never rewritten: refused, as generate says it
+        fail(str(exc), "refused")
     except (ValueError, BundleError, RegistryError) as exc:
         fail(str(exc))
     summary = {

@@ -92,3 +92,37 @@ def test_generate_over_a_version_holding_other_content_exits_4(tmp_path: Path) -
     assert refused.returncode == 4, refused.stderr
     assert json.loads(refused.stdout)["error"]["code"] == "refused"
     assert load_bundle(target).digest == squatter
+
+
+def test_a_second_calibrate_over_a_written_version_exits_4(store_bundle: Path, tmp_path: Path) -> None:
+    """Two evaluations that differ calibrate into the same next version: the second is refused like a
+    second generate (exit 4, ``refused``; it was 2, ``usage``) and the first calibrated bundle stays."""
+    from typer.testing import CliRunner
+
+    from pipeline.cli.main import app
+
+    runner = CliRunner()
+    runs = []
+    for policy in ("reference", "refuse"):
+        run = tmp_path / policy
+        args = [
+            "evaluate",
+            str(store_bundle),
+            "--policy",
+            policy,
+            "--tasks",
+            "count",
+            "--no-prefect",
+            "--out",
+            str(run),
+        ]
+        assert runner.invoke(app, args).exit_code == 0
+        runs.append(run)
+    out = tmp_path / "out"
+    assert runner.invoke(app, ["calibrate", str(store_bundle), str(runs[0]), "--out", str(out)]).exit_code == 0
+    before = _files(out)
+    second = runner.invoke(app, ["calibrate", str(store_bundle), str(runs[1]), "--out", str(out), "--json"])
+    assert second.exit_code == 4, (second.exit_code, second.output)
+    error = json.loads(second.stdout)["error"]
+    assert error["code"] == "refused" and "never rewritten" in error["message"]
+    assert _files(out) == before
