@@ -358,8 +358,8 @@ def test_session_reports_an_error_status_when_verification_cannot_run(store_bund
 def test_touched_rows_diff_equals_the_full_table_diff(bundles) -> None:
     """The session's write triggers see every change the full comparison sees."""
     from pipeline import Environment
+    from pipeline.runtime.diff import table_diff
     from pipeline.runtime.session import Session
-    from pipeline.runtime.verify import table_diff
 
     env = Environment.from_bundle(bundles["online_store"])
     writes = [t for t in env.tasks if t.verifier.changes]

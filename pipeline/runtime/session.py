@@ -63,7 +63,8 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.bundle.format import StateFile, open_state_file
-from pipeline.runtime.verify import WRITE_LOG, Touched, Verdict, Verifier, error_verdict, verify
+from pipeline.runtime.diff import WRITE_LOG, Touched
+from pipeline.runtime.verify import Verdict, Verifier, error_verdict, verify
 from pipeline.tools.executor import Executor, ToolSpec, open_copy
 from pipeline.world.schema import Schema
 

@@ -23,9 +23,10 @@ import sqlite3
 from collections.abc import Iterable
 from typing import Any
 
+from pipeline.runtime.diff import Touched, table_diff
 from pipeline.runtime.session import Session
 from pipeline.runtime.task import Task, ToolCall
-from pipeline.runtime.verify import RowChange, Touched, table_diff
+from pipeline.runtime.verify import RowChange
 from pipeline.tasks.exploits import Attempt, LibraryRun, run_library
 from pipeline.tasks.replay import Replayer
 from pipeline.tools.executor import Executor, ToolError
