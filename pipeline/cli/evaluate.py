@@ -70,6 +70,7 @@ def evaluate(
     if policy is not None:
         _check_policy(policy)
     _check_target(bundle)
+    _check_tasks(bundle, tasks)
     if out is not None:
         _check_run_dir(out)
     try:
@@ -137,6 +138,31 @@ def _check_target(bundle: str) -> None:
     try:
         Ref.parse(bundle)
     except RegistryError as exc:
+        fail(str(exc))
+
+
+def _check_tasks(bundle: str, selection: str | None) -> None:
+    """A ``--tasks`` item that matches nothing is a usage error before Prefect starts (it took 13 s and a
+    traceback). Only a local directory's tasks.jsonl is read here; a registry reference is checked once
+    pulled, and a tasks.jsonl this cannot read is left to the run's own bundle check."""
+    import json
+
+    from pipeline.evaluate.runner import select
+
+    if not selection or not Path(bundle).is_dir():
+        return
+    rows = []
+    try:
+        for line in (Path(bundle) / "tasks.jsonl").read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                task = json.loads(line)
+                meta = task.get("metadata", task)  # procedural items keep family and level there
+                rows.append((str(task["id"]), str(meta["family"]), int(meta["level"])))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return
+    try:
+        select(rows, selection)
+    except ValueError as exc:
         fail(str(exc))
 
 

@@ -18,6 +18,13 @@ from pipeline.cli.main import app
 runner = CliRunner()
 
 
+@pytest.fixture(scope="module")
+def procedural_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from pipeline.package.procedural import build_procedural_bundle
+
+    return Path(build_procedural_bundle(["gcd_lcm"], tmp_path_factory.mktemp("proc"), n=4, seed=0).path)
+
+
 @pytest.fixture
 def no_orchestrator(monkeypatch: pytest.MonkeyPatch) -> None:
     """Starting Prefect fails the test: every case below must be refused before it."""
@@ -68,6 +75,34 @@ def test_evaluate_refuses_a_bad_bundle_before_prefect(
     result = runner.invoke(app, ["evaluate", target, "--policy", "reference", "--json"])
     assert result.exit_code == EXIT_CODES[code], (result.exit_code, result.output, result.exception)
     assert "error" in json.loads(result.stdout)
+
+
+@pytest.mark.parametrize(
+    ("selection", "said"),
+    [("nosuchfamily", "matches no task"), ("level:x", "a level is N or N-M"), ("lookup-999*", "matches no task")],
+)
+def test_evaluate_refuses_a_task_selection_that_matches_nothing_before_prefect(
+    store_bundle: Path, procedural_bundle: Path, no_orchestrator: None, selection: str, said: str
+) -> None:
+    for bundle in (store_bundle, procedural_bundle):
+        result = runner.invoke(app, ["evaluate", str(bundle), "--policy", "reference", "--tasks", selection, "--json"])
+        assert result.exit_code == EXIT_CODES["usage"], (result.exit_code, result.output, result.exception)
+        assert said in json.loads(result.stdout)["error"]["message"]
+
+
+def test_a_selection_that_matches_reaches_the_run(
+    store_bundle: Path, procedural_bundle: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reached: list[str] = []
+
+    def one(bundle: str, *args: object) -> dict:
+        reached.append(bundle)
+        raise ValueError("stop here")
+
+    monkeypatch.setattr(cli_evaluate, "_one", one)
+    for bundle, selection in ((store_bundle, "lookup,level:0-1"), (procedural_bundle, "level:0")):
+        runner.invoke(app, ["evaluate", str(bundle), "--policy", "reference", "--tasks", selection])
+    assert reached == [str(store_bundle), str(procedural_bundle)]
 
 
 def test_a_registry_reference_still_reaches_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
