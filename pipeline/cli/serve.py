@@ -59,6 +59,10 @@ def serve(
 
     if protocol not in ("synthenv", "openenv"):
         fail(f"--protocol must be synthenv or openenv, got {protocol!r}", "usage")
+    if protocol == "openenv" and workers > 1:
+        # OpenEnv's server keeps every WebSocket episode in its one process; saying so beats serving
+        # one process while the user believes there are several.
+        fail("--workers takes --protocol synthenv only; the OpenEnv server runs one process", "usage")
     open_bundle(bundle, kinds=("tool_use",), command="serve")
     require_port(host, port)
     if protocol == "openenv":

@@ -56,3 +56,17 @@ def test_evaluate_llm_without_the_extra_plays_nothing(
     error = json.loads(result.stdout)["error"]
     assert error["code"] == "unavailable" and "synthenv[llm]" in error["message"]
     assert not out.exists()
+
+
+def test_serve_openenv_refuses_workers_it_would_ignore(store_bundle: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--workers 2 --protocol openenv`` is a usage error before anything is served (it used to serve one
+    process and say nothing)."""
+    import pipeline.cli.serve_openenv as openenv_cli
+
+    served: list[object] = []
+    monkeypatch.setattr(openenv_cli, "serve_openenv", lambda *a, **k: served.append(a))
+    args = ["serve", str(store_bundle), "--protocol", "openenv", "--workers", "2", "--port", "0"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == EXIT_CODES["usage"], (result.exit_code, result.output)
+    assert "--workers takes --protocol synthenv only" in result.output and not served
+    assert runner.invoke(app, [*args[:4], "--port", "0"]).exit_code == 0 and len(served) == 1  # one worker is served
