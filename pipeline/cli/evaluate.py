@@ -69,7 +69,7 @@ def evaluate(
         require_extra("llm", "litellm", "tenacity")
     if policy is not None:
         _check_policy(policy)
-    _check_target(bundle)
+    _check_target(bundle, registry)
     _check_tasks(bundle, tasks)
     if out is not None:
         _check_run_dir(out)
@@ -123,10 +123,13 @@ def _check_policy(name: str) -> None:
         fail(f"unknown --policy {name!r}; known: {', '.join(known_baselines())}")
 
 
-def _check_target(bundle: str) -> None:
+def _check_target(bundle: str, registry: str | None) -> None:
     """The bundle argument names a directory or a registry reference, checked before Prefect starts: a path
-    that is not there is ``not_found``, a malformed reference ``usage``."""
+    that is not there, or a reference the registry does not hold, is ``not_found``; a malformed reference
+    ``usage`` (only the index is read here; the run pulls the bundle)."""
+    from pipeline.cli.registry import registry_code
     from pipeline.registry.entries import Ref, RegistryError
+    from pipeline.registry.registry import Registry
 
     path = Path(bundle)
     if path.is_dir():
@@ -136,9 +139,9 @@ def _check_target(bundle: str) -> None:
     if "/" in bundle or "\\" in bundle or bundle.startswith("."):
         fail(f"{bundle}: no such bundle directory", "not_found")
     try:
-        Ref.parse(bundle)
+        Registry(registry).resolve(Ref.parse(bundle))
     except RegistryError as exc:
-        fail(str(exc))
+        fail(str(exc), registry_code(exc))
 
 
 def _check_tasks(bundle: str, selection: str | None) -> None:

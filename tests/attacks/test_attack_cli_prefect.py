@@ -105,8 +105,18 @@ def test_a_selection_that_matches_reaches_the_run(
     assert reached == [str(store_bundle), str(procedural_bundle)]
 
 
-def test_a_registry_reference_still_reaches_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A well-formed reference passes the early check (the registry resolves it later)."""
+def test_a_registry_reference_is_resolved_before_prefect(
+    store_bundle: Path, tmp_path: Path, no_orchestrator: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reference the registry does not hold is ``not_found`` before Prefect starts (it took 15 s, a
+    traceback and exit 2); one it holds reaches the run."""
+    from pipeline.registry.registry import Registry
+
+    registry = tmp_path / "registry"
+    entry = Registry(str(registry)).publish(store_bundle).entry
+    for ref in ("nosuch-name@1.0.0", f"{entry.name}@9.9.9"):
+        result = runner.invoke(app, ["evaluate", ref, "--policy", "reference", "--registry", str(registry), "--json"])
+        assert result.exit_code == EXIT_CODES["not_found"], (ref, result.exit_code, result.output)
     reached: list[str] = []
 
     def one(bundle: str, *args: object) -> dict:
@@ -114,8 +124,9 @@ def test_a_registry_reference_still_reaches_the_run(monkeypatch: pytest.MonkeyPa
         raise ValueError("stop here")
 
     monkeypatch.setattr(cli_evaluate, "_one", one)
-    result = runner.invoke(app, ["evaluate", "online-store-s0@1.0.0", "--policy", "reference", "--json"])
-    assert reached == ["online-store-s0@1.0.0"] and result.exit_code == EXIT_CODES["usage"]
+    args = ["evaluate", entry.ref, "--policy", "reference", "--registry", str(registry), "--json"]
+    result = runner.invoke(app, args)
+    assert reached == [entry.ref] and result.exit_code == EXIT_CODES["usage"], result.output
 
 
 def test_temporary_server_keeps_its_shutdown_tracebacks_to_itself(
