@@ -20,7 +20,8 @@ ANSWER_TOOL = "submit_answer"
 
 REFUSAL_FORM = (
     'If the request cannot be done, change nothing and answer only with the JSON object {"cannot": REASON, '
-    '"id": ID, "value": VALUE}: REASON "missing" when what is named does not exist (ID: the record it should '
+    '"id": ID, "value": VALUE}, where ID is a record\'s "id" number as the tools show it (never its code or '
+    'name): REASON "missing" when what is named does not exist (ID: the record it should '
     'belong to), "status" when a status forbids it (ID: that record, VALUE: its status), "limit" when a '
     'value would leave its allowed range (ID: that record, VALUE: its current value) or "policy" when a rule '
     'of the policy forbids it (ID: that record, VALUE: the rule\'s number, such as "P4"). If only part of it '
