@@ -22,6 +22,7 @@ from pipeline.policy.check import blocking_rule
 from pipeline.policy.model import Policy
 from pipeline.runtime.environment import Environment
 from pipeline.runtime.task import Task, ToolCall
+from pipeline.tasks.exploits.detours import tool_moves
 from pipeline.tools.executor import open_copy
 from pipeline.world.sqlnames import quote_ident
 
@@ -74,29 +75,10 @@ def status_goal(env: Environment, task: Task) -> Goal | None:
     return Goal(table, str(column), int(record), start, goal, steps[0], steps[-1] + 1)
 
 
-def _moves(env: Environment, goal: Goal) -> dict[str, list[tuple[str, ToolCall]]]:
-    """Status -> (next status, the call that moves there) for every move the tools accept."""
-    out: dict[str, list[tuple[str, ToolCall]]] = {}
-    for spec in env.toolset.tools:
-        if spec.table != goal.table or spec.status_column != goal.column:
-            continue
-        if spec.kind == "transition" and spec.to is not None:
-            for source in spec.allowed_from:
-                out.setdefault(source, []).append((spec.to, ToolCall(tool=spec.name, arguments={"id": goal.record})))
-        elif spec.kind == "update" and spec.transitions:
-            for source, targets in spec.transitions.items():
-                for target in targets:
-                    if target in spec.reserved:
-                        continue  # only its operation may set it (that move is listed with the operation)
-                    call = ToolCall(tool=spec.name, arguments={"id": goal.record, goal.column: target})
-                    out.setdefault(source, []).append((target, call))
-    return out
-
-
 def alternative_paths(env: Environment, goal: Goal, policy: Policy | None) -> list[Route]:
     """Every simple path of moves (no status twice) from the record's status to the goal, within
     :data:`HORIZON` moves, with whether the policy forbids one of its moves on the record."""
-    moves = _moves(env, goal)
+    moves = tool_moves(env.toolset.tools, goal.table, goal.column, goal.record)
     conn = open_copy(env.bundle.state_bytes)
     try:
         found: list[Route] = []
