@@ -194,29 +194,62 @@ def test_the_fee_line_says_how_a_half_cent_rounds() -> None:
     assert rule is not None and "half a cent up" in rule.text and "what was paid on it" in rule.text
 
 
-def test_records_a_person_owns_two_ways_that_disagree_are_never_asked_about(tmp_path: Path) -> None:
-    """A library fine names its member and the loan it is on, and the two members differ in the
-    generated state: "my fines" then has two readings, so no request is built on a person's fines."""
+def test_a_fine_is_owed_by_the_member_who_had_the_loan_and_fines_are_asked_about(tmp_path: Path) -> None:
+    """A library fine names its member and the loan it is on; the blueprint derives the member from
+    the loan, so the two ways agree on every row and "my fines" has one reading: requests about a
+    person's latest fine are built."""
     import sqlite3
 
     summary = generate(Inputs(domain="library_loans", seed=11), tmp_path / "out", tmp_path / "work")
     path = Path(summary["path"])
     conn = sqlite3.connect(path / "state.sqlite")
     try:
-        disagree = conn.execute(
-            "SELECT count(*) FROM fines f JOIN loans l ON f.loan_id = l.id WHERE f.member_id != l.member_id"
-        ).fetchone()[0]
+        fines, disagree = conn.execute(
+            "SELECT count(*), sum(f.member_id != l.member_id) FROM fines f JOIN loans l ON f.loan_id = l.id"
+        ).fetchone()
     finally:
         conn.close()
-    assert disagree > 0  # the premise: the two ways disagree in this world
+    assert fines > 0 and disagree == 0
     env = Environment.from_bundle(path)
     try:
         asked = [t for t in env.tasks if t.family in ("request", "case", "quote")]
-        assert asked
-        for task in asked:
-            fines = [c for c in task.solution if c.tool == "list_fines" and "order_by" in c.arguments]
-            assert not fines, (task.id, task.instruction)
+        latest_fine = [any(c.tool == "list_fines" and "order_by" in c.arguments for c in t.solution) for t in asked]
+        about_fines = [t for t, ok in zip(asked, latest_fine, strict=True) if ok]
+        assert about_fines, [t.instruction for t in asked]
     finally:
+        env.close()
+
+
+def test_records_a_person_owns_two_ways_that_disagree_are_never_asked_about(tmp_path: Path) -> None:
+    """Where a fine's member and its loan's member differ, "my fines" has two readings: the person
+    is not asked about, while a person whose two ways agree is."""
+    from pipeline.policy.derive import ownership
+    from pipeline.policy.model import Policy
+    from pipeline.tasks.context import Context
+    from pipeline.tasks.families.request import agrees
+    from pipeline.tasks.phrasing import Phrasebook
+
+    summary = generate(Inputs(domain="library_loans", seed=11), tmp_path / "out", tmp_path / "work")
+    env = Environment.from_bundle(Path(summary["path"]))
+    conn = open_copy(env.bundle.state_bytes)
+    try:
+        fines = env.schema.table("fines")
+        own, through = sorted(ownership(env.schema, fines), key=len)
+        fine_id, member, other = conn.execute(
+            "SELECT f.id, f.member_id, (SELECT min(id) FROM members WHERE id != f.member_id) FROM fines f "
+            "WHERE (SELECT count(*) FROM fines g WHERE g.member_id = f.member_id) = 1 ORDER BY f.id LIMIT 1"
+        ).fetchone()
+
+        def context() -> Context:
+            policy = Policy.model_validate(env.bundle.manifest.policy_rules)
+            return Context(env.schema, env.toolset, env.executor, conn, policy.clock, 11, Phrasebook.load(), policy)
+
+        assert agrees(context(), fines, own, member) and agrees(context(), fines, through, member)
+        conn.execute("UPDATE fines SET member_id = ? WHERE id = ?", (other, fine_id))
+        assert not agrees(context(), fines, own, member) and not agrees(context(), fines, through, member)
+        assert not agrees(context(), fines, own, other)
+    finally:
+        conn.close()
         env.close()
 
 

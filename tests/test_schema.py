@@ -132,6 +132,46 @@ def test_invalid_blueprints_are_refused_with_a_reason(mutation, message: str) ->
         Blueprint.model_validate(data)
 
 
+def _fine_member(data: dict) -> dict:
+    fine = next(e for e in data["entities"] if e["name"] == "fine")
+    return next(f for f in fine["fields"] if f["name"] == "member_id")
+
+
+@pytest.mark.parametrize(
+    "derive, message",
+    [
+        ("loan_id.copy_id", "not a reference to 'member'"),
+        ("loan_id.ghost", "no field 'ghost'"),
+        ("member_id.member_id", "through itself"),
+        ("amount * loan_id.member_id", "no factors"),
+    ],
+)
+def test_a_copied_reference_must_name_the_same_party(derive: str, message: str) -> None:
+    """A fine's member copied from its loan is a reference to a member through another parent; any
+    other shape would copy a different kind of record or a number into a foreign key."""
+    data = load_blueprint("library_loans").model_dump(mode="json", exclude_none=True)
+    assert _fine_member(data)["derive"] == "loan_id.member_id"
+    _fine_member(data)["derive"] = derive
+    with pytest.raises(ValueError, match=message):
+        Blueprint.model_validate(data)
+
+
+def test_a_copied_reference_cannot_be_part_of_a_unique_group() -> None:
+    data = load_blueprint("library_loans").model_dump(mode="json", exclude_none=True)
+    fine = next(e for e in data["entities"] if e["name"] == "fine")
+    fine["unique_together"] = [["loan_id", "member_id"]]
+    with pytest.raises(ValueError, match="unique_together"):
+        Blueprint.model_validate(data)
+
+
+def test_derive_applies_to_numbers_and_references_only() -> None:
+    data = load_blueprint("library_loans").model_dump(mode="json", exclude_none=True)
+    fine = next(e for e in data["entities"] if e["name"] == "fine")
+    next(f for f in fine["fields"] if f["name"] == "fine_number")["derive"] = "loan_id.member_id"
+    with pytest.raises(ValueError, match="numeric and ref"):
+        Blueprint.model_validate(data)
+
+
 def test_unknown_domain_lists_known_ones() -> None:
     with pytest.raises(ValueError, match="online_store"):
         load_blueprint("no_such_domain")

@@ -85,6 +85,9 @@ def _protected(schema: Schema) -> set[tuple[str, str]]:
             if d is None:
                 continue
             out.add((t.name, c.name))
+            if c.references:
+                # A copied reference: the row may still lose its parent (a task leaves its sprint).
+                continue
             if d.kind == "sum":
                 out.update((str(d.table), f) for f in (*d.factors, d.via))
             else:
@@ -105,6 +108,8 @@ def _generate_table(table: Table, n: int, ctx: Context, protected: set[tuple[str
     fks = [c for c in table.columns if c.references and c.name not in cols]
     for c in fks:
         cols[c.name] = one_column(table, c, n, seed, ctx, cols)
+    for c in fks:
+        _same_party(table, c, ctx, cols)
     if table.unique_together:
         # Settle distinct reference pairs before any time is drawn against the parents.
         early = TableData(table=table, n=n, values=cols)
@@ -140,6 +145,19 @@ def _generate_table(table: Table, n: int, ctx: Context, protected: set[tuple[str
     _redraw_after(data, ctx, changed)
     _gaps(data, seed, protected)
     return data
+
+
+def _same_party(table: Table, column: Column, ctx: Context, cols: dict[str, Array]) -> None:
+    """A copied reference takes its parent's value (a fine's member is the loan's member), before any
+    time is drawn against it; where the parent has none, the row keeps its own draw."""
+    d = column.derived
+    if d is None or d.kind != "copy" or d.via not in cols:
+        return
+    parent = ctx.data[str(table.column(d.via).references)]
+    rows = cols[d.via] - 1
+    copied = parent.values[str(d.column)][rows]
+    empty = parent.nulls.get(str(d.column))
+    cols[column.name] = np.where(empty[rows], cols[column.name], copied) if empty is not None else copied
 
 
 def _history_codes(table: Table, cols: dict[str, Array], steps: Array) -> None:
@@ -310,7 +328,8 @@ def _gaps(data: TableData, seed: int, protected: set[tuple[str, str]]) -> None:
 
 def _derive(schema: Schema, data: dict[str, TableData]) -> None:
     """Apply every derivation in dependency order (copies of prices before the sums that use them)."""
-    pending = [(t, c) for t in schema.tables for c in t.columns if c.derived is not None]
+    # Copied references were settled with the table's other references (:func:`_same_party`).
+    pending = [(t, c) for t in schema.tables for c in t.columns if c.derived is not None and not c.references]
     done: set[tuple[str, str]] = set()
     derived = {(t.name, c.name) for t, c in pending}
     while pending:

@@ -12,6 +12,8 @@ Syntax of ``derive``:
   that reference this row (through the child's only reference to this entity);
 * ``product_id.price``: copied from the referenced row;
 * ``quantity * product_id.price``: the referenced value times fields of this row;
+* ``loan_id.member_id`` on a ref field: the same party as the referenced row's (a fine is
+  owed by the member who had the loan), so one person never appears two ways on one record;
 * ``none``: no rule, and no inference either.
 """
 
@@ -70,6 +72,9 @@ def resolve(bp: EntityLookup, entity: Entity, field: FieldSpec, rule: Rule) -> R
             ref = entity.field(str(rule.via))
             if ref.type != "ref":
                 raise ValueError(f"{rule.via!r} is not a ref field")
+            if field.type == "ref":
+                _same_party(bp, entity, field, ref, str(rule.source), rule.factors)
+                return rule
             _numeric(bp.entity(str(ref.ref)), str(rule.source))
             for name in rule.factors:
                 if name == field.name:
@@ -78,6 +83,25 @@ def resolve(bp: EntityLookup, entity: Entity, field: FieldSpec, rule: Rule) -> R
         return rule
     except (KeyError, ValueError) as exc:
         raise ValueError(f"{where}: {exc}") from None
+
+
+def _same_party(
+    bp: EntityLookup, entity: Entity, field: FieldSpec, via: FieldSpec, source: str, factors: tuple[str, ...]
+) -> None:
+    """A copied reference must point where its source points, through another parent, with nothing to multiply."""
+    if factors:
+        raise ValueError("a copied reference takes no factors")
+    if via.name == field.name:
+        raise ValueError("a reference cannot be copied through itself")
+    parent = bp.entity(str(via.ref))
+    try:
+        src = parent.field(source)
+    except KeyError:
+        raise ValueError(f"entity {parent.name!r} has no field {source!r}") from None
+    if src.type != "ref" or src.ref != field.ref:
+        raise ValueError(f"{parent.name}.{source} is not a reference to {field.ref!r}")
+    if any(field.name in group for group in entity.unique_together):
+        raise ValueError("a copied reference cannot be part of unique_together (copies repeat)")
 
 
 def check_derive(bp: EntityLookup, entity: Entity, field: FieldSpec) -> None:

@@ -188,8 +188,8 @@ class FieldSpec(BaseModel):
         if self.after is not None and self.type not in TIME_TYPES:
             raise ValueError(f"field {self.name!r}: 'after' only applies to date/timestamp fields")
         if self.derive is not None:
-            if self.type not in NUMERIC_TYPES:
-                raise ValueError(f"field {self.name!r}: 'derive' only applies to numeric fields")
+            if self.type not in NUMERIC_TYPES and self.type != "ref":
+                raise ValueError(f"field {self.name!r}: 'derive' only applies to numeric and ref fields")
             parse_derive(self.derive)
         if self.initial is not None and (
             self.type not in TEXTUAL_TYPES or not self.unique or len(set(self.initial)) != len(self.initial)

@@ -15,6 +15,7 @@ Syntax of ``derive``:
   that reference this row (through the child's only reference to this entity);
 * ``product_id.price``: copied from the referenced row;
 * ``quantity * product_id.price``: the referenced value times fields of this row;
+* ``loan_id.member_id`` on a ref field: the referenced row's reference (the same party);
 * ``none``: no rule, and no inference either.
 """
 
