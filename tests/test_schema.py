@@ -242,3 +242,14 @@ def test_long_constraint_names_are_shortened_stably() -> None:
     assert len(name) <= MAX_IDENTIFIER
     assert name == constraint_name("ck", "manufacturing_work_order_status_changes", "from_status_reason", "values")
     assert constraint_name("ck", "orders", "status", "values") == "ck_orders_status_values"
+
+
+def test_status_columns_are_the_moved_the_declared_and_the_typed_ones() -> None:
+    """One definition serves the write log, the verifier's detours and the tasks' usual status."""
+    from pipeline.runtime.session import watched
+
+    schema = build_schema(load_blueprint("online_store"))
+    orders = schema.table("orders")
+    assert [c.name for c in schema.status_columns(orders)] == ["status"]
+    assert schema.status_columns(schema.table("categories")) == ()
+    assert dict(watched(schema))["orders"] == ("status",)

@@ -225,13 +225,9 @@ def tracked_connection(initial: bytes, executor: Executor) -> sqlite3.Connection
 
 
 def watched(schema: Schema) -> Watched:
-    """Every table of ``schema`` with its status columns: the ones an operation moves or whose
-    moves the schema declares, whose history the write log keeps."""
-    out = []
-    for table in schema.tables:
-        moved = {op.column for op in schema.operations if op.table == table.name}
-        out.append((table.name, tuple(c.name for c in table.columns if c.name in moved or c.transitions)))
-    return tuple(out)
+    """Every table of ``schema`` with its status columns (:meth:`Schema.status_columns`), whose
+    history the write log keeps."""
+    return tuple((table.name, tuple(c.name for c in schema.status_columns(table))) for table in schema.tables)
 
 
 def _add_write_log(conn: sqlite3.Connection, tables: Watched) -> None:

@@ -130,6 +130,15 @@ class RowChange(BaseModel):
     alone does not show; the session's write log keeps every status a row took, and the check
     fails if one of these is among them."""
 
+    def row(self, conn: sqlite3.Connection) -> dict[str, Any] | None:
+        """The row ``key`` names in ``conn`` as a column -> value mapping, or None: how the task
+        builder and the exploit library find the record a change is about (the verifier resolves
+        keys against the initial state itself, :func:`_resolve`)."""
+        where = " AND ".join(f"{_q(k)} IS ?" for k in self.key) or "0"
+        cur = conn.execute(f"SELECT * FROM {_q(self.table)} WHERE {where}", tuple(self.key.values()))
+        found = cur.fetchone()
+        return None if found is None else dict(zip([d[0] for d in cur.description], found, strict=True))
+
 
 class Verifier(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)

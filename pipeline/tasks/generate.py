@@ -26,7 +26,7 @@ from pipeline.policy.model import Policy
 from pipeline.progress import tick
 from pipeline.runtime.answers import normalise_text
 from pipeline.runtime.task import Task
-from pipeline.runtime.verify import Verifier
+from pipeline.runtime.verify import RowChange, Verifier
 from pipeline.tasks.consistency import contradicts, remember
 from pipeline.tasks.context import Context
 from pipeline.tasks.families import FAMILIES, Family
@@ -38,7 +38,6 @@ from pipeline.tasks.replay import Replayer, replay_executor
 from pipeline.tools.executor import Executor, ToolError, open_copy, open_reading
 from pipeline.tools.specs import Toolset
 from pipeline.world.schema import Schema
-from pipeline.world.sqlnames import quote_ident
 
 ATTEMPTS = 3
 
@@ -97,7 +96,7 @@ def goal_stamps(ctx: Context, task: Task) -> Task:
         if change.op != "update" or not ops or not any(o.column in change.values for o in ops):
             changes.append(change)
             continue
-        row_id = _row_id(ctx, table.name, change.key)
+        row_id = _row_id(ctx, change)
         stamps = {
             str(o.sets_time): ctx.clock[:10] if table.column(str(o.sets_time)).semantic == "date" else ctx.clock
             for o in ops
@@ -115,13 +114,12 @@ def policy_detours(ctx: Context, task: Task) -> Task:
     changes, moved = [], False
     for change in task.verifier.changes:
         table = ctx.schema.table(change.table)
-        statuses = {op.column for op in ctx.schema.operations if op.table == table.name}
-        statuses |= {c.name for c in table.columns if c.transitions}
-        touched = [c for c in sorted(statuses) if c in change.values and table.column(c).values]
+        statuses = {c.name for c in ctx.schema.status_columns(table)}
+        touched = [c for c in sorted(statuses) if c in change.values]
         if change.op != "update" or not touched:
             changes.append(change)
             continue
-        row_id = _row_id(ctx, change.table, change.key)
+        row_id = _row_id(ctx, change)
         avoid = {}
         for column in touched:
             end = str(change.values[column])
@@ -135,11 +133,11 @@ def policy_detours(ctx: Context, task: Task) -> Task:
     return task.model_copy(update={"verifier": task.verifier.model_copy(update={"changes": tuple(changes)})})
 
 
-def _row_id(ctx: Context, table: str, key: dict[str, object]) -> int:
-    where = " AND ".join(f"{quote_ident(k)} IS ?" for k in key)
-    return int(
-        ctx.conn.execute(f"SELECT id FROM {quote_ident(table)} WHERE {where}", tuple(key.values())).fetchone()[0]
-    )
+def _row_id(ctx: Context, change: RowChange) -> int:
+    row = change.row(ctx.conn)
+    if row is None:
+        raise ValueError(f"no row of {change.table} has {change.key}")
+    return int(row["id"])
 
 
 def generate_tasks(

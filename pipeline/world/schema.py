@@ -210,6 +210,15 @@ class Schema(BaseModel):
                 return t
         raise KeyError(f"schema {self.name!r} has no table {name!r}")
 
+    def status_columns(self, table: Table) -> tuple[Column, ...]:
+        """The status columns of ``table``, in column order: the enumerated ones an operation moves,
+        whose moves are declared, or typed as a status. One definition for the write log's history,
+        the verifier's forbidden detours and the tasks' "usual status" of a table."""
+        moved = {op.column for op in self.operations if op.table == table.name}
+        return tuple(
+            c for c in table.columns if c.values and (c.name in moved or c.transitions or c.semantic == "status")
+        )
+
 
 # -- naming styles --------------------------------------------------------------------------
 

@@ -104,20 +104,18 @@ def _paid(
 
 
 def _usual_statuses(ctx: Context, table: Table) -> dict[str, Any]:
-    """Each status column of ``table`` (one an operation moves, one with declared moves, or one named
-    status) with its most frequent value (memoised per build)."""
+    """Each status column of ``table`` (:meth:`Schema.status_columns`) with its most frequent value
+    (memoised per build)."""
     key = ("case_usual", table.name)
     if key not in ctx.memo:
-        moved = {op.column for op in ctx.schema.operations if op.table == table.name}
         usual = {}
-        for column in table.columns:
-            if column.values and (column.name in moved or column.transitions or column.name == "status"):
-                found = ctx.conn.execute(
-                    f"SELECT {quote_ident(column.name)} FROM {quote_ident(table.name)} "
-                    f"GROUP BY 1 ORDER BY COUNT(*) DESC, 1 LIMIT 1"
-                ).fetchone()
-                if found is not None:
-                    usual[column.name] = found[0]
+        for column in ctx.schema.status_columns(table):
+            found = ctx.conn.execute(
+                f"SELECT {quote_ident(column.name)} FROM {quote_ident(table.name)} "
+                f"GROUP BY 1 ORDER BY COUNT(*) DESC, 1 LIMIT 1"
+            ).fetchone()
+            if found is not None:
+                usual[column.name] = found[0]
         ctx.memo[key] = usual
     found_usual: dict[str, Any] = ctx.memo[key]
     return found_usual
