@@ -286,3 +286,32 @@ def test_amounts_summed_all_hold_their_table_s_usual_status(tmp_path: Path) -> N
     finally:
         conn.close()
         env.close()
+
+
+@pytest.mark.slow
+def test_where_no_record_is_refused_by_a_rule_the_second_request_is(tmp_path: Path) -> None:
+    """A person whose latest records no staff rule refuses still gets a top-level request when their
+    latest record of another kind is refused by one: the message as a whole needs the policy, so a
+    policy that does everything asked (the literal reading) answers otherwise."""
+    from pipeline.bundle.format import serialise
+    from pipeline.jobs.steps import populate_step, tools_step
+    from pipeline.tasks.generate import generate_tasks
+    from pipeline.tools.executor import Executor
+
+    inputs = Inputs(domain="library_loans", seed=11, scale=3.0)
+    schema = schema_step(inputs)
+    state = populate_step(inputs, schema, tmp_path)
+    toolset = tools_step(schema, state.path, inputs.clock)
+    executor = Executor(schema, toolset, inputs.clock)
+    out = generate_tasks(schema, toolset, serialise(state.path), executor, 11, inputs.clock, 6, families=("case",))
+    found = []
+    for task in out.tasks:
+        second = task.knobs["second"]
+        assert task.verifier.answer is not None
+        refused = task.verifier.answer.expected["refused"]
+        by_rule = [r for r in refused if r["cannot"] == "policy"]
+        if second is not None and by_rule == refused[-1:] and refused[-1]["id"] == second["id"]:
+            found.append(task)
+    assert found, [t.knobs["second"] for t in out.tasks]
+    for task in found:
+        assert json.loads(task.knobs["literal_answer"]) != task.verifier.answer.expected

@@ -69,7 +69,8 @@ LEVELS: dict[int, dict[str, Any]] = {5: {"records": (4, 3, 2), "allowed": 1, "po
 """The top level only: levels 0-4 of the other families are the ramp below it. ``records``: how
 many of the person's latest records the request covers (tried in a seeded order); ``allowed``: at
 least this many go through; ``policy``: at least this many are refused by a staff rule the tools
-would not enforce. Whatever the counts, the total is a sum no single record or listing shows."""
+would not enforce (among the records where the person has such, else the second request is one).
+Whatever the counts, the total is a sum no single record or listing shows."""
 MAX_ITEMS = 20
 """At most this many amounts per record that went through (one page of a listing)."""
 
@@ -128,15 +129,40 @@ def _comes_to(ctx: Context, op: ToolSpec, values: list[Decimal]) -> Decimal:
     return refund(gross, fee) if fee is not None else gross
 
 
-def _accept(ctx: Context, spec: dict[str, Any]) -> Any:
+def _accept(ctx: Context, spec: dict[str, Any], policy: int) -> Any:
     def accept(op: ToolSpec, table: Table, chosen: list[dict[str, Any]], kinds: list[str]) -> bool:
         if amounts(ctx, table) is None:
             return False
-        if kinds.count("allowed") < spec["allowed"] or kinds.count("policy") < spec["policy"]:
+        if kinds.count("allowed") < spec["allowed"] or kinds.count("policy") < policy:
             return False
-        return all(k != "status" or _unreachable(ctx, op, table, r) for r, k in zip(chosen, kinds, strict=True))
+        if not all(k != "status" or _unreachable(ctx, op, table, r) for r, k in zip(chosen, kinds, strict=True)):
+            return False
+        return _computed(ctx, op, table, chosen, kinds)
 
     return accept
+
+
+def _computed(ctx: Context, op: ToolSpec, table: Table, chosen: list[dict[str, Any]], kinds: list[str]) -> bool:
+    """Whether what the records that go through come to is a value no single amount shows: two or
+    more amounts added (or one less a fee), not zero, and none of the amounts alone (checked while
+    searching, so a person whose total one amount would give is passed over, not the attempt lost)."""
+    source = amounts(ctx, table)
+    if source is None:
+        return False
+    total, singles, summed = Decimal(0), set(), 0
+    for row, kind in zip(chosen, kinds, strict=True):
+        try:
+            values, _ = _paid(ctx, source, row, strict=kind == "allowed")
+        except Skip:
+            return False
+        if len(values) > MAX_ITEMS:
+            return False
+        singles |= set(values)
+        if kind == "allowed":
+            total += _comes_to(ctx, op, values)
+            summed += len(values)
+    fee = ctx.policy.fee(op.name)
+    return not ((summed < 2 and fee is None) or total in singles or total == 0)
 
 
 def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
@@ -177,7 +203,11 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
         raise Skip("total_not_computed")  # one amount copied would be right
     org = person.column(person.label).semantic == "company"
     staff = op.name.split("_")[0] not in CUSTOMER_VERBS
-    second = _second(ctx, rng, found, staff, fee is not None)
+    # A staff rule must refuse something: one of the records, else the second request.
+    ruled = any(kind == "policy" for kind, _ in found.decisions)
+    second = _second(ctx, rng, found, staff, fee is not None, None if ruled else "policy")
+    if not ruled and second is None:
+        raise Skip("no_policy_refusal")
     literal_refused = [r for r in refused if r["cannot"] != "policy"]
     if second is not None:
         rules |= base_rules(ctx, second.op, second.table)
@@ -250,12 +280,14 @@ class Second:
     owned: int
 
 
-def _second(ctx: Context, rng: random.Random, found: Subject, staff: bool, refunds: bool) -> Second | None:
+def _second(
+    ctx: Context, rng: random.Random, found: Subject, staff: bool, refunds: bool, want: str | None = None
+) -> Second | None:
     """The person's latest record of another table they own and an operation on it the policy
     judges (allowed, refused by a staff rule, or refused by a status no legal path leaves), one a
     customer asks for where they write in themselves (staff relay anything), with no refund of its
     own where the first part asks what comes back (the total is about the first records alone);
-    None where the person has none."""
+    None where the person has none (or none with a decision of the kind ``want`` names)."""
     taken = ctx.memo.setdefault("case_taken", set())
     owner = found.prow["id"]
     subjects = [s for s in _subjects(ctx) if s[0].name != found.table.name and ctx.parent_of(s[1][-1]) == found.person]
@@ -280,7 +312,7 @@ def _second(ctx: Context, rng: random.Random, found: Subject, staff: bool, refun
         rng.shuffle(ops)
         for op in ops:
             kind, rule = _decide(ctx, op, table, row)
-            if kind == "status" and not _unreachable(ctx, op, table, row):
+            if (kind == "status" and not _unreachable(ctx, op, table, row)) or (want is not None and kind != want):
                 continue
             finding = _find_calls(ctx, table, path, when, owner, [row])
             if finding is None:
@@ -301,12 +333,14 @@ def _search(ctx: Context, rng: random.Random, sizes: list[int], spec: dict[str, 
     """A person and records for the first size (in the seed's order) that has one; one task per
     person and operation in a bundle (``ctx.memo``), not the same request reworded."""
     taken = ctx.memo.setdefault("case_taken", set())
-    for size in sizes[:-1]:
+    tries = [(size, spec["policy"]) for size in sizes] + [(size, 0) for size in sizes]
+    for size, policy in tries[:-1]:
         try:
-            return search(ctx, rng, size, _accept(ctx, spec), first_differs=True, taken=taken)
+            return search(ctx, rng, size, _accept(ctx, spec, policy), first_differs=True, taken=taken)
         except Skip:
             continue
-    return search(ctx, rng, sizes[-1], _accept(ctx, spec), first_differs=True, taken=taken)
+    size, policy = tries[-1]
+    return search(ctx, rng, size, _accept(ctx, spec, policy), first_differs=True, taken=taken)
 
 
 def _total_phrase(ctx: Context, rng: random.Random, source: Source, staff: bool, refunds: bool) -> str:
