@@ -68,14 +68,50 @@ def _angles(sides: int, unit: int, rng: random.Random) -> list[int]:
     bits = population.bit_length()
     getrandbits = rng.getrandbits
     count = sides - 1
+    top = 180 * unit
+    if count in (2, 3):  # triangles and quadrilaterals, unrolled: most redraws are theirs
+        for _ in range(1000):
+            a = getrandbits(bits)
+            while a >= population:
+                a = getrandbits(bits)
+            b = getrandbits(bits)
+            while b >= population or b == a:
+                b = getrandbits(bits)
+            if a > b:
+                a, b = b, a
+            if count == 2:
+                if a < cap and b - a <= cap and population - b <= cap:
+                    return [top - a - 1, top - (b - a), top - (population - b)]
+                continue
+            c = getrandbits(bits)
+            while c >= population or c in (a, b):
+                c = getrandbits(bits)
+            if c < a:
+                a, b, c = c, a, b
+            elif c < b:
+                b, c = c, b
+            if a < cap and b - a <= cap and c - b <= cap and population - c <= cap:
+                return [top - a - 1, top - (b - a), top - (c - b), top - (population - c)]
+        raise ValueError("simple_geometry: no angle set found")
     for _ in range(1000):
-        selected: set[int] = set()
-        for _ in range(count):
-            j = getrandbits(bits)
-            while j >= population or j in selected:
+        # A list for the few cuts of a small polygon (membership by a short scan, sorted in
+        # place), a set for many; the same draws either way.
+        if count <= 8:
+            cuts = []
+            for _ in range(count):
                 j = getrandbits(bits)
-            selected.add(j)
-        cuts = sorted(selected)
+                while j >= population or j in cuts:
+                    j = getrandbits(bits)
+                cuts.append(j)
+            cuts.sort()
+        else:
+            selected: set[int] = set()
+            for _ in range(count):
+                j = getrandbits(bits)
+                while j >= population or j in selected:
+                    j = getrandbits(bits)
+                selected.add(j)
+            cuts = sorted(selected)
         previous = -1
         for cut in cuts:  # a part over the cap rejects the set: no list of parts built first
             if cut - previous > cap:
@@ -84,7 +120,7 @@ def _angles(sides: int, unit: int, rng: random.Random) -> list[int]:
         else:
             if population - previous <= cap:
                 parts = [b - a for a, b in zip([-1, *cuts], [*cuts, population])]
-                return [180 * unit - part for part in parts]
+                return [top - part for part in parts]
     raise ValueError("simple_geometry: no angle set found")
 
 
@@ -96,18 +132,31 @@ def _show(value: int, unit: int) -> str:
     return f"{value / unit:.{places}f}"
 
 
+_SHOWN: dict[int, tuple[str, ...]] = {}
+"""unit -> ``_show(v, unit)`` for every angle v in [0, 180 * unit], built on first use (at
+most 18,001 strings for two places): one tuple index per listed angle instead of a format."""
+
+
+def _shown(unit: int) -> tuple[str, ...]:
+    table = _SHOWN.get(unit)
+    if table is None:
+        table = _SHOWN[unit] = tuple(_show(v, unit) for v in range(180 * unit + 1))
+    return table
+
+
 def generate(config: Config, rng: random.Random) -> Problem:
     sides = rng.randint(config.min_sides, config.max_sides)
     unit = 10**config.places
     angles = _angles(sides, unit, rng)
     missing = angles.pop(rng.randrange(sides))
-    listed = ", ".join(_show(a, unit) for a in angles)
+    shown = _shown(unit)
+    listed = ", ".join([shown[a] for a in angles])
     question = (
         f"A convex polygon has {sides} sides. {sides - 1} of its interior angles measure {listed} degrees. "
         "What is the measure of the remaining interior angle, in degrees? Answer with the number only "
         f"({'a whole number' if unit == 1 else 'give it exactly, as a decimal'})."
     )
-    return Problem(question, _show(missing, unit), {"sides": sides, "angles": angles})
+    return Problem(question, shown[missing], {"sides": sides, "angles": angles})
 
 
 def score(answer_text: str, item: Mapping[str, Any]) -> float:
