@@ -60,3 +60,43 @@ def test_both_outcomes_occur() -> None:
     config = fam.FAMILY.config_for_level(5)
     answers = [fam.generate(config, random.Random(i)).answer.startswith("UNSAT") for i in range(60)]
     assert 10 < sum(answers) < 50
+
+
+def _reference_generate(config: fam.Config, rng: random.Random) -> tuple[list[list[int]], str]:
+    """The plain form of ``generate``'s draws and answer: ``sorted(rng.sample(...))`` per
+    clause, ``models`` over the whole list, ``minimal_core`` for an UNSAT answer."""
+    n = config.num_vars
+    want_sat = rng.random() < config.sat_rate
+    for _ in range(fam._MAX_TRIES):
+        clauses: list[list[int]] = []
+        while len(clauses) < config.num_clauses:
+            chosen = sorted(rng.sample(range(1, n + 1), config.clause_width))
+            clause = [v if rng.random() < 0.5 else -v for v in chosen]
+            if clause not in clauses:
+                clauses.append(clause)
+        found = fam.models(n, clauses)
+        if (found != 0) == want_sat:
+            break
+    if found:
+        return clauses, "SAT"
+    return clauses, "UNSAT: " + ", ".join(map(str, fam.minimal_core(n, clauses)))
+
+
+@pytest.mark.parametrize(
+    "knobs",
+    [
+        {"num_vars": 4, "num_clauses": 9, "clause_width": 2},
+        {"num_vars": 5, "num_clauses": 23, "clause_width": 3},
+        {"num_vars": 8, "num_clauses": 40, "clause_width": 5},  # over the table size: the pool path
+        {"num_vars": 3, "num_clauses": 6, "clause_width": 1},
+    ],
+)
+def test_table_draws_and_bitset_core_equal_the_plain_form(knobs: dict[str, int]) -> None:
+    config = fam.Config(**knobs)
+    for seed in range(60):
+        ours, theirs = random.Random(seed), random.Random(seed)
+        problem = fam.generate(config, ours)
+        clauses, answer = _reference_generate(config, theirs)
+        assert problem.extra["clauses"] == clauses
+        assert problem.answer == answer or (answer == "SAT" and not problem.answer.startswith("UNSAT"))
+        assert ours.random() == theirs.random()  # the same draws were made

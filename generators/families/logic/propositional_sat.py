@@ -11,10 +11,11 @@ Satisfiability is decided exactly by evaluating all 2^n assignments at once as b
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, ClassVar
@@ -132,42 +133,112 @@ def is_minimal_core(n: int, clauses: list[Clause], numbers: list[int]) -> bool:
     return all(models(n, chosen[:i] + chosen[i + 1 :]) for i in range(len(chosen)))
 
 
+@cache
+def _literal_texts(n: int) -> dict[int, str]:
+    """Literal -> its text in a clause ("x3", "not x3"), built once per ``n``."""
+    out = {}
+    for j in range(1, n + 1):
+        out[j] = f"x{j}"
+        out[-j] = f"not x{j}"
+    return out
+
+
+_TABLE_LIMIT = 4096
+
+
+@cache
+def _draw_table(n: int, width: int) -> tuple[tuple[int, ...], ...] | None:
+    """``sorted(rng.sample(range(1, n + 1), width))`` for every sequence of the sample's
+    draws (``j`` below ``n``, then below ``n - 1``, ...), indexed by the draws read as one
+    mixed-radix number; None when there are more than ``_TABLE_LIMIT`` sequences."""
+    radices = range(n, n - width, -1)
+    if math.prod(radices) > _TABLE_LIMIT:
+        return None
+    table = []
+    for draws in itertools.product(*(range(m) for m in radices)):
+        pool = list(range(1, n + 1))
+        chosen = []
+        for m, j in zip(radices, draws, strict=True):
+            chosen.append(pool[j])
+            pool[j] = pool[m - 1]
+        table.append(tuple(sorted(chosen)))
+    return tuple(table)
+
+
+def _core(full: int, masks: list[int]) -> list[int]:
+    """:func:`minimal_core` on the clauses' model bitsets (``models`` of each clause alone):
+    the same deletions in the same order, each test one AND over the kept bitsets."""
+    kept = list(range(len(masks)))
+    for index in range(len(masks)):
+        trial = [k for k in kept if k != index]
+        result = full
+        for k in trial:
+            result &= masks[k]
+            if not result:
+                kept = trial
+                break
+    return [k + 1 for k in kept]
+
+
 def generate(config: Config, rng: random.Random) -> Problem:
     n = config.num_vars
     want_sat = rng.random() < config.sat_rate
     # ``sorted(rng.sample(range(1, n + 1), width))`` below has its draws made inline (the
-    # sample's pool branch: n <= 16), one frame per clause instead of three.
+    # sample's pool branch: n <= 16), one frame per clause instead of three, and the sorted
+    # variables read from a table of every draw sequence when it is small. Each kept
+    # clause's model bitset is ANDed in as it is drawn: ``models(n, clauses)`` without a
+    # second pass, and the bitsets serve the UNSAT core.
     variables = range(1, n + 1)
     steps = [(m, m.bit_length()) for m in range(n, n - config.clause_width, -1)]
     getrandbits = rng.getrandbits
     uniform = rng.random
+    literal = _literal_masks(n)
+    full = (1 << (1 << n)) - 1
+    num_clauses = config.num_clauses
+    table = _draw_table(n, config.clause_width)
     for _ in range(_MAX_TRIES):
         clauses: list[Clause] = []
+        masks: list[int] = []
         seen: set[tuple[int, ...]] = set()
-        while len(clauses) < config.num_clauses:  # distinct clauses; check() ensures enough
-            pool = list(variables)
-            chosen = []
-            for m, bits in steps:
-                j = getrandbits(bits)
-                while j >= m:
+        found = full
+        while len(clauses) < num_clauses:  # distinct clauses; check() ensures enough
+            if table is not None:
+                index = 0
+                for m, bits in steps:
                     j = getrandbits(bits)
-                chosen.append(pool[j])
-                pool[j] = pool[m - 1]
-            chosen.sort()
+                    while j >= m:
+                        j = getrandbits(bits)
+                    index = index * m + j
+                chosen: Sequence[int] = table[index]
+            else:
+                pool = list(variables)
+                chosen = []
+                for m, bits in steps:
+                    j = getrandbits(bits)
+                    while j >= m:
+                        j = getrandbits(bits)
+                    chosen.append(pool[j])
+                    pool[j] = pool[m - 1]
+                chosen.sort()
             clause = [v if uniform() < 0.5 else -v for v in chosen]
             key = tuple(clause)
             if key not in seen:
                 seen.add(key)
                 clauses.append(clause)
-        found = models(n, clauses)
+                sat = 0
+                for lit in clause:
+                    sat |= literal[lit]
+                masks.append(sat)
+                found &= sat
         if (found != 0) == want_sat:
             break
     if found:
         index = (found & -found).bit_length() - 1
-        answer = ", ".join(f"x{j + 1}={'T' if index >> j & 1 else 'F'}" for j in range(n))
+        answer = ", ".join([f"x{j + 1}={'T' if index >> j & 1 else 'F'}" for j in range(n)])
     else:
-        answer = "UNSAT: " + ", ".join(map(str, minimal_core(n, clauses)))
-    formula = "\n".join(f"C{i}: {_render_clause(c)}" for i, c in enumerate(clauses, 1))
+        answer = "UNSAT: " + ", ".join(map(str, _core(full, masks)))
+    text = _literal_texts(n)
+    formula = "\n".join([f"C{i}: (" + " or ".join([text[lit] for lit in c]) + ")" for i, c in enumerate(clauses, 1)])
     example = ", ".join(f"x{j + 1}={'T' if j % 2 == 0 else 'F'}" for j in range(min(n, 3)))
     example += ", and so on" if n > 3 else ""
     question = (
