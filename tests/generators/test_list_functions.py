@@ -87,3 +87,26 @@ def test_pruned_second_steps_find_every_rule_the_reference_finds() -> None:
             assert list_functions.fitting_outputs(examples, query, tiers, depth) == (
                 list_functions.fitting_outputs_reference(examples, query, tiers, depth)
             )
+
+
+def test_pruned_single_steps_find_every_rule_the_reference_finds() -> None:
+    """With one primitive (depth 1) only the steps that can give the first output's length
+    and first value are run: over examples made by every single primitive of each tier
+    (negative values, empty lists, zeros and repeats included), the answers equal the
+    rule-by-rule reference's."""
+    from generators.families.induction import list_functions
+
+    rng = random.Random(12)
+    for tiers in (1, 2, 3):
+        prims = list_functions._primitives(tiers)
+        for _ in range(400):
+            f = rng.choice(prims)[1]
+            examples = []
+            for _ in range(rng.randint(1, 3)):
+                given = tuple(rng.randint(-6, 14) for _ in range(rng.randint(0, 8)))
+                examples.append((given, f(given)))
+            query = tuple(rng.randint(-6, 14) for _ in range(rng.randint(0, 8)))
+            for depth in (1, 2):
+                assert list_functions.fitting_outputs(examples, query, tiers, depth) == (
+                    list_functions.fitting_outputs_reference(examples, query, tiers, depth)
+                )

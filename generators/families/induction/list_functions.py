@@ -104,8 +104,10 @@ LEVELS = (
 )
 
 
-def _primitives(tiers: int) -> list[tuple[str, Callable[[Items], Items]]]:
-    return [prim for tier in _TIERS[:tiers] for prim in tier]
+@cache
+def _primitives(tiers: int) -> tuple[tuple[str, Callable[[Items], Items]], ...]:
+    """The primitives of the first ``tiers`` tiers, in order (built once per ``tiers``)."""
+    return tuple(prim for tier in _TIERS[:tiers] for prim in tier)
 
 
 (_ADD, _MUL, _REVERSE, _SORT, _SORT_DESC, _CUMSUM, _TAKE, _DROP, _EVENS, _ODDS, _ABOVE, _UNIQUE) = range(12)
@@ -153,44 +155,106 @@ def _step_groups(tiers: int) -> dict[int, list[tuple[Step, int]]]:
     return groups
 
 
-def _possible_steps(groups: dict[int, list[tuple[Step, int]]], mid: Items, size: int, head: int) -> list[Step]:
+@dataclass
+class _Lookups:
+    """:func:`_step_groups` arranged for :func:`_possible_steps`: "add k" by k, each kind's
+    functions as one list, and the take/drop steps per (input length, output length)."""
+
+    groups: dict[int, list[tuple[Step, int]]]
+    add: dict[int, list[Step]]
+    mul: list[tuple[Step, int]]
+    reverse: list[Step]
+    sort: list[Step]
+    sort_desc: list[Step]
+    cumsum: list[Step]
+    evens: list[Step]
+    odds: list[Step]
+    above: list[tuple[Step, int]]
+    unique: list[Step]
+    same_empty: list[Step]
+    filters: list[Step]
+    shaped: dict[tuple[int, int], list[Step]]
+
+    def take_drop(self, length: int, size: int) -> list[Step]:
+        key = (length, size)
+        found = self.shaped.get(key)
+        if found is None:
+            groups = self.groups
+            found = [f for f, k in groups[_TAKE] if min(k, length) == size]
+            found += [f for f, k in groups[_DROP] if max(length - k, 0) == size]
+            self.shaped[key] = found
+        return found
+
+
+@cache
+def _lookups(tiers: int) -> _Lookups:
+    groups = _step_groups(tiers)
+    add: dict[int, list[Step]] = {}
+    for f, k in groups[_ADD]:
+        add.setdefault(k, []).append(f)
+
+    def plain(kind: int) -> list[Step]:
+        return [f for f, _ in groups[kind]]
+
+    same = (_ADD, _MUL, _REVERSE, _SORT, _SORT_DESC, _CUMSUM)
+    return _Lookups(
+        groups=groups,
+        add=add,
+        mul=list(groups[_MUL]),
+        reverse=plain(_REVERSE),
+        sort=plain(_SORT),
+        sort_desc=plain(_SORT_DESC),
+        cumsum=plain(_CUMSUM),
+        evens=plain(_EVENS),
+        odds=plain(_ODDS),
+        above=list(groups[_ABOVE]),
+        unique=plain(_UNIQUE),
+        same_empty=[f for kind in same for f, _ in groups[kind]],
+        filters=[f for kind in (_EVENS, _ODDS, _ABOVE, _UNIQUE) for f, _ in groups[kind]],
+        shaped={},
+    )
+
+
+def _possible_steps(steps: _Lookups, mid: Items, size: int, head: int) -> list[Step]:
     """The second steps that could turn ``mid`` into a list of ``size`` values starting with
     ``head``, judged by that length and first value only: a necessary condition, cheap next
-    to running every step (an "add k" is found by the one k it needs)."""
+    to running every step (an "add k" is found by the one k it needs). The order of the
+    list is not meaningful (callers collect a set of outputs)."""
     length = len(mid)
-    out: list[Step] = []
+    out = steps.take_drop(length, size).copy()
     if length == size:  # the length-preserving kinds
         if not size:
-            for kind in (_ADD, _MUL, _REVERSE, _SORT, _SORT_DESC, _CUMSUM):
-                out += [f for f, _ in groups[kind]]
+            out += steps.same_empty
         else:
             first = mid[0]
-            out += [f for f, k in groups[_ADD] if first + k == head]
-            out += [f for f, k in groups[_MUL] if first * k == head]
-            if groups[_REVERSE] and mid[-1] == head:
-                out += [f for f, _ in groups[_REVERSE]]
-            if groups[_SORT] and min(mid) == head:
-                out += [f for f, _ in groups[_SORT]]
-            if groups[_SORT_DESC] and max(mid) == head:
-                out += [f for f, _ in groups[_SORT_DESC]]
+            adds = steps.add.get(head - first)
+            if adds:
+                out += adds
+            for f, k in steps.mul:
+                if first * k == head:
+                    out.append(f)
+            if steps.reverse and mid[-1] == head:
+                out += steps.reverse
+            if steps.sort and min(mid) == head:
+                out += steps.sort
+            if steps.sort_desc and max(mid) == head:
+                out += steps.sort_desc
             if first == head:
-                out += [f for f, _ in groups[_CUMSUM]]
-    out += [f for f, k in groups[_TAKE] if min(k, length) == size]
-    out += [f for f, k in groups[_DROP] if max(length - k, 0) == size]
+                out += steps.cumsum
     if size <= length:  # a filter keeps at most every value
         if not size:
-            for kind in (_EVENS, _ODDS, _ABOVE, _UNIQUE):
-                out += [f for f, _ in groups[kind]]
+            out += steps.filters
         else:
-            inside = head in mid
-            if inside and head % 2 == 0:
-                out += [f for f, _ in groups[_EVENS]]
-            if inside and head % 2 == 1:
-                out += [f for f, _ in groups[_ODDS]]
-            if inside:
-                out += [f for f, k in groups[_ABOVE] if head > k]
+            if head in mid:
+                if head % 2 == 0:
+                    out += steps.evens
+                else:
+                    out += steps.odds
+                for f, k in steps.above:
+                    if head > k:
+                        out.append(f)
             if mid[0] == head:
-                out += [f for f, _ in groups[_UNIQUE]]
+                out += steps.unique
     return out
 
 
@@ -198,24 +262,40 @@ def fitting_outputs(examples: list[tuple[Items, Items]], query: Items, tiers: in
     """The query outputs of every rule (one primitive, or two composed when ``depth`` is 2)
     that reproduces all ``examples``.
 
-    Only rules that reproduce the first example are built: single primitives are looked
-    up by their result on it, and second steps are grouped by the first step's result
-    there, so each (first result, second step) is evaluated once; the other examples are
-    then checked per rule. The same set as :func:`fitting_outputs_reference`.
+    Only rules that reproduce the first example are built: at depth 1 the primitives that
+    can give its output's length and first value are run on it; at depth 2 single
+    primitives are looked up by their result on it, and second steps are grouped by the
+    first step's result there, so each (first result, second step) is evaluated once; the
+    other examples are then checked per rule. The same set as
+    :func:`fitting_outputs_reference`.
     """
-    functions = [f for _, f in _primitives(tiers)]
     first_in, first_out = examples[0]
-    by_mid: dict[Items, list[Callable[[Items], Items]]] = {}
-    for f in functions:
-        by_mid.setdefault(f(first_in), []).append(f)
-    chains: list[tuple[Callable[[Items], Items], ...]] = [(f,) for f in by_mid.get(first_out, ())]
-    if depth >= 2:
+    size = len(first_out)
+    head = first_out[0] if first_out else 0
+    groups = _lookups(tiers)
+    chains: list[tuple[Callable[[Items], Items], ...]]
+    if depth < 2:
+        # One primitive: only those that can give first_out's length and first value from
+        # first_in (the same necessary condition as a second step's) are run on it, and
+        # each that reproduces it is checked on the other examples directly.
+        found: set[Items] = set()
+        rest = examples[1:]
+        for f in _possible_steps(groups, first_in, size, head):
+            if f(first_in) == first_out:
+                for given, wanted in rest:
+                    if f(given) != wanted:
+                        break
+                else:
+                    found.add(f(query))
+        return found
+    else:
+        by_mid: dict[Items, list[Callable[[Items], Items]]] = {}
+        for _, f in _primitives(tiers):
+            by_mid.setdefault(f(first_in), []).append(f)
+        chains = [(f,) for f in by_mid.get(first_out, ())]
         # A second step is run on a middle list only when the length and first value it
         # would give can be first_out's (``_possible_steps``, a necessary condition), so the rules
         # kept are the same; most (middle, step) pairs fail it without running the step.
-        size = len(first_out)
-        head = first_out[0] if first_out else 0
-        groups = _step_groups(tiers)
         for mid, firsts in by_mid.items():
             for g in _possible_steps(groups, mid, size, head):
                 if g(mid) == first_out:
@@ -271,7 +351,8 @@ def fitting_outputs_reference(examples: list[tuple[Items, Items]], query: Items,
 
 
 def _show(xs: Items) -> str:
-    return "[" + ", ".join(map(str, xs)) + "]"
+    """``[1, 2, 3]``: a list's own repr, the text the join of the values' ``str`` gives."""
+    return repr(list(xs))
 
 
 def generate(config: Config, rng: random.Random) -> Problem:
@@ -289,23 +370,37 @@ def generate(config: Config, rng: random.Random) -> Problem:
         r = getrandbits(length_bits)
         while r >= length_span:
             r = getrandbits(length_bits)
-        values = []
+        values: list[int] = []
+        append = values.append
         for _ in range(low_length + r):
             v = getrandbits(value_bits)
             while v >= value_span:
                 v = getrandbits(value_bits)
-            values.append(v)
+            append(v)
         return tuple(values)
 
+    depth = config.depth
+    count = len(prims)
+    count_bits = count.bit_length()
     for _ in range(_MAX_TRIES):
-        chain = [rng.choice(prims) for _ in range(config.depth)]
-        if config.depth == 2 and chain[0][0] == chain[1][0]:
+        chain = []
+        for _ in range(depth):  # ``rng.choice(prims)`` inline (same getrandbits calls)
+            r = getrandbits(count_bits)
+            while r >= count:
+                r = getrandbits(count_bits)
+            chain.append(prims[r])
+        if depth == 2 and chain[0][0] == chain[1][0]:
             continue
 
-        def rule(xs: Items, chain: list[tuple[str, Callable[[Items], Items]]] = chain) -> Items:
-            for _, f in chain:
-                xs = f(xs)
-            return xs
+        rule: Callable[[Items], Items]
+        if depth == 1:
+            rule = chain[0][1]
+        else:
+
+            def rule(xs: Items, chain: list[tuple[str, Callable[[Items], Items]]] = chain) -> Items:
+                for _, f in chain:
+                    xs = f(xs)
+                return xs
 
         inputs = [draw() for _ in range(config.examples)]
         examples = [(xs, rule(xs)) for xs in inputs]
@@ -324,14 +419,15 @@ def generate(config: Config, rng: random.Random) -> Problem:
         break
     else:
         raise ValueError("list_functions: no item whose examples fix the answer")
-    shown = "\n".join(f"{_show(given)} -> {_show(out)}" for given, out in examples)
+    # ``_show`` inline: a list's repr is that text.
+    shown = "\n".join([f"{list(given)!r} -> {list(out)!r}" for given, out in examples])
     question = (
         "A hidden function turns each input list into an output list:\n"
-        f"{shown}\n\nWhat does it turn {_show(query)} into? "
+        f"{shown}\n\nWhat does it turn {list(query)!r} into? "
         "Answer with the output list in the same form, e.g. [1, 2, 3]."
     )
     extra_meta = {"rule": [name for name, _ in chain], "examples": len(examples)}
-    return Problem(question, _show(answer), extra_meta)
+    return Problem(question, repr(list(answer)), extra_meta)
 
 
 FAMILY = Family(
