@@ -15,6 +15,13 @@ def serve(
     host: str = typer.Option("127.0.0.1", help="address to listen on (0.0.0.0 inside a container)"),
     port: int = typer.Option(8000, min=0, max=65535, help="TCP port"),
     max_sessions: int = typer.Option(256, "--max-sessions", min=1, help="open sessions at most; more get 503"),
+    max_sessions_per_client: int | None = typer.Option(
+        None,
+        "--max-sessions-per-client",
+        min=1,
+        help="--protocol openenv: live WebSocket sessions one client address may hold, more get 503 "
+        "(default 64; synthenv's own sessions are opened by the trainer only)",
+    ),
     session_ttl: float = typer.Option(
         900.0, "--session-ttl", min=0.001, help="seconds a session may idle before it is closed"
     ),
@@ -63,6 +70,9 @@ def serve(
         # OpenEnv's server keeps every WebSocket episode in its one process; saying so beats serving
         # one process while the user believes there are several.
         fail("--workers takes --protocol synthenv only; the OpenEnv server runs one process", "usage")
+    if protocol == "synthenv" and max_sessions_per_client is not None:
+        # Every synthenv session is the trainer's (token needed): there is no client's share to cap.
+        fail("--max-sessions-per-client takes --protocol openenv only; synthenv's sessions are the trainer's", "usage")
     open_bundle(bundle, kinds=("tool_use",), command="serve")
     require_port(host, port)
     if protocol == "openenv":
@@ -82,6 +92,7 @@ def serve(
             max_body=max_body,
             max_writes=max_writes,
             max_rows=max_rows,
+            max_sessions_per_client=max_sessions_per_client,
         )
         return
 

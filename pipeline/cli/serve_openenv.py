@@ -25,6 +25,7 @@ def serve_openenv(
     max_body: int = 1 << 20,
     max_writes: int | None = None,
     max_rows: int | None = None,
+    max_sessions_per_client: int | None = None,
 ) -> None:
     """Run OpenEnv's FastAPI app (HTTP, WebSocket /ws, MCP /mcp) for BUNDLE under uvicorn, with the
     same per-request header deadline and connection cap as synthenv's own server.
@@ -43,6 +44,7 @@ def serve_openenv(
             f"the OpenEnv protocol needs the openenv extra ({exc.name} is missing): pip install 'synthenv[openenv]'",
             "unavailable",
         )
+    from pipeline.integrations.openenv_guard import DEFAULT_MAX_SESSIONS_PER_CLIENT
     from pipeline.server.trainer import TOKEN_ENV
 
     token = trainer_token or os.environ.get(TOKEN_ENV)
@@ -60,6 +62,7 @@ def serve_openenv(
             body_timeout=header_timeout,
             **({"max_writes": max_writes} if max_writes is not None else {}),
             **({"max_rows": max_rows} if max_rows is not None else {}),
+            **({"max_sessions_per_client": max_sessions_per_client} if max_sessions_per_client is not None else {}),
         )
     except (BundleError, ValueError) as exc:
         err.print(f"[bold red]error:[/] {exc}")
@@ -68,7 +71,8 @@ def serve_openenv(
     err.print(
         f"serving {b.ref} ({b.digest[:19]}…) as an OpenEnv environment on http://{host}:{port} — "
         "episodes over WebSocket /ws (reset needs the trainer token), MCP tools at /mcp, "
-        f"/health /schema /metadata /state; up to {max_sessions} sessions"
+        f"/health /schema /metadata /state; up to {max_sessions} sessions, "
+        f"{min(max_sessions, max_sessions_per_client or DEFAULT_MAX_SESSIONS_PER_CLIENT)} per client address"
         + (f"; trajectories -> {trajectories}" if trajectories else "")
     )
     if generated:

@@ -64,7 +64,11 @@ from openenv.core.env_server.mcp_types import (
 from openenv.core.env_server.types import Action, ConcurrencyConfig, EnvironmentMetadata, Observation
 
 from pipeline.integrations.episode import agent_info, is_procedural, open_env, status_of
-from pipeline.integrations.openenv_guard import SessionCreateNeedsToken
+from pipeline.integrations.openenv_guard import (
+    DEFAULT_MAX_SESSIONS_PER_CLIENT,
+    SessionCreateNeedsToken,
+    SessionsPerClient,
+)
 from pipeline.integrations.openenv_models import BundleAction, BundleObservation, BundleState
 from pipeline.integrations.trajectory import RecordTrajectory, TrajectoryWriter
 from pipeline.server.guard import DEFAULT_BODY_TIMEOUT, RequestGuard, allowed_hosts_from_env
@@ -381,9 +385,13 @@ def create_openenv_app(
     body_timeout: float = DEFAULT_BODY_TIMEOUT,
     max_writes: int = DEFAULT_MAX_WRITES,
     max_rows: int = DEFAULT_MAX_ROWS,
+    max_sessions_per_client: int = DEFAULT_MAX_SESSIONS_PER_CLIENT,
 ) -> Any:
     """OpenEnv's FastAPI app serving ``bundle_path``: at most ``max_sessions`` live sessions,
-    each closed after ``session_ttl`` idle seconds; ``reset`` needs ``trainer_token`` when given.
+    each closed after ``session_ttl`` idle seconds, and at most ``max_sessions_per_client`` live
+    WebSockets from one client address (the next is a 503 with ``Retry-After`` before the upgrade,
+    :class:`pipeline.integrations.openenv_guard.SessionsPerClient`); ``reset`` needs
+    ``trainer_token`` when given.
 
     It runs behind ``synthenv serve``'s guard (:class:`pipeline.server.guard.RequestGuard`):
     loopback hosts and origins only unless ``allowed_hosts`` (or ``SYNTHENV_ALLOWED_HOSTS``)
@@ -393,6 +401,8 @@ def create_openenv_app(
     (:mod:`pipeline.integrations.openenv_guard`): the slots are the WebSocket clients'."""
     if max_sessions < 1:
         raise ValueError(f"max_sessions must be at least 1, got {max_sessions}")
+    if max_sessions_per_client < 1:
+        raise ValueError(f"max_sessions_per_client must be at least 1, got {max_sessions_per_client}")
     if trainer_token is not None:
         from pipeline.server.trainer import check_token
 
@@ -410,6 +420,7 @@ def create_openenv_app(
     app.add_middleware(_QuietDisconnect)
     if trainer_token is not None:  # inside the guard: HTTP sessions are the trainer's
         app.add_middleware(SessionCreateNeedsToken, token=trainer_token)
+    app.add_middleware(SessionsPerClient, limit=max_sessions_per_client)  # inside the guard: a refused host holds none
     app.add_middleware(
         RequestGuard,
         allowed_hosts=list(allowed_hosts) if allowed_hosts is not None else allowed_hosts_from_env(),

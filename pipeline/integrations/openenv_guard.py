@@ -7,11 +7,21 @@ client was refused. Starting an episode needs the trainer token anyway, so a ses
 opened over HTTP by anyone else could only ever hold a slot: :class:`SessionCreateNeedsToken`
 answers it with a JSON-RPC error (HTTP 403) unless the request carries ``Authorization:
 Bearer <trainer token>``. The WebSocket path, one session per live socket, is unchanged.
+
+A WebSocket opens a session for anyone who reaches the port, so one client that never says
+goodbye could hold every slot: :class:`SessionsPerClient` lets one client address hold at most
+``max_sessions_per_client`` live WebSockets (``/ws`` and ``/mcp`` alike) and refuses the next one
+before the upgrade, as the server's other capacity refusals: HTTP 503 with ``Retry-After`` and a
+``{"code": "unavailable", "message"}`` body naming the flag. The slot frees when the client closes
+one of its sockets. Behind a reverse proxy every client has the proxy's address unless the proxy
+sets ``X-Forwarded-For`` and uvicorn trusts it (``--forwarded-allow-ips``, loopback by default).
 """
 
 from __future__ import annotations
 
 import json
+import logging
+from collections import Counter
 from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -20,6 +30,11 @@ from pipeline.server.trainer import bearer_ok
 from pipeline.tools.jsonvalues import parse_json
 
 CREATE = "openenv/session/create"
+DEFAULT_MAX_SESSIONS_PER_CLIENT = 64
+"""Live WebSocket sessions one client address may hold: a quarter of the default 256 slots, room for a
+trainer running 64 episodes at once from one machine (more: ``--max-sessions-per-client``)."""
+RETRY_AFTER = b"1"
+"""Seconds a client refused for its own cap waits: a slot is its again as soon as it closes a socket."""
 NEEDS_TOKEN = (
     f"{CREATE} over HTTP needs the trainer token (Authorization: Bearer TOKEN); an agent's session is its "
     "WebSocket (/ws), opened with the connection and closed with it"
@@ -77,3 +92,79 @@ class SessionCreateNeedsToken:
             return await receive()
 
         await self.app(scope, replay, send)
+
+
+class _SpuriousHandshakeError(logging.Filter):
+    """Drops the error line uvicorn's ``websockets-sansio`` protocol logs after a denial response.
+
+    That protocol writes the 503 but never marks the handshake done, so when the app returns it logs
+    "ASGI callable returned without completing handshake." (uvicorn 0.54; uvicorn pull request 3138
+    fixes it upstream, and wsproto never logged it). One line is dropped per refusal just sent, no
+    other: a client at its cap cannot fill the server log with errors, and a real one still shows.
+    """
+
+    MESSAGE = "ASGI callable returned without completing handshake."
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pending = 0
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if self.pending > 0 and record.getMessage() == self.MESSAGE:
+            self.pending -= 1
+            return False
+        return True
+
+
+_DENIALS = _SpuriousHandshakeError()
+
+
+class SessionsPerClient:
+    """ASGI middleware: at most ``limit`` live WebSockets per client address; the next is a 503 before the upgrade."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        if limit < 1:
+            raise ValueError(f"max_sessions_per_client must be at least 1, got {limit}")
+        self.app, self.limit = app, limit
+        self.live: Counter[str] = Counter()
+        """Open WebSockets by client address (the event loop is the only writer)."""
+        uvicorn_log = logging.getLogger("uvicorn.error")
+        if _DENIALS not in uvicorn_log.filters:
+            uvicorn_log.addFilter(_DENIALS)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "websocket":
+            await self.app(scope, receive, send)
+            return
+        client = scope.get("client")
+        peer = str(client[0]) if client else ""
+        if self.live[peer] >= self.limit:
+            await self._refuse(scope, receive, send)
+            return
+        self.live[peer] += 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.live[peer] -= 1
+            if self.live[peer] <= 0:
+                del self.live[peer]
+
+    async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
+        message = (
+            f"this client already holds {self.limit} WebSocket sessions, the most one address may hold "
+            "(synthenv serve --max-sessions-per-client); close one and retry"
+        )
+        if (await receive())["type"] != "websocket.connect":
+            return  # gone before the handshake
+        if "websocket.http.response" not in scope.get("extensions", {}):
+            await send({"type": "websocket.close", "code": 1013, "reason": message[:120]})  # 1013: try again later
+            return
+        payload = json.dumps({"code": "unavailable", "message": message}).encode()
+        headers = [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(payload)).encode()),
+            (b"retry-after", RETRY_AFTER),
+        ]
+        await send({"type": "websocket.http.response.start", "status": 503, "headers": headers})
+        await send({"type": "websocket.http.response.body", "body": payload})
+        _DENIALS.pending = 1  # uvicorn logs at most one such line, as this call returns

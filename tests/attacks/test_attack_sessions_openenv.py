@@ -4,20 +4,33 @@ the task order does not repeat after a restart.
 Before, 16 ``openenv/session/create`` calls to ``POST /mcp`` filled a 16-slot server and
 every WebSocket client was refused until they idled out; the server the CLI starts always
 has a trainer token, and with one those calls need it (403 otherwise).
+
+One client address could also open WebSockets up to the server-wide cap and lock every other
+client out; now it holds at most ``--max-sessions-per-client`` of them, and the next is a 503
+with ``Retry-After`` before the upgrade (no hang), while another address is still served.
 """
 
 from __future__ import annotations
 
+import asyncio
+import json
+import logging
+import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 
 pytest.importorskip("openenv.core", reason="needs the openenv extra: pip install 'synthenv[openenv]'")
 
+import websockets
 from loopback import serve
 from openenv.core import GenericEnvClient
+from typer.testing import CliRunner
 
+from pipeline.cli.common import EXIT_CODES
+from pipeline.cli.main import app as cli
 from pipeline.integrations.openenv import create_openenv_app, environment_factory
 from pipeline.integrations.openenv_guard import CREATE
 
@@ -94,3 +107,112 @@ def test_an_openenv_episode_has_the_same_write_budget(store_bundle: Path) -> Non
     assert created[2].content["error"]["code"] == "limit_exceeded" and "--max-rows" in created[2].text
     session.reset(seed=0, trainer_token=TOKEN)  # a new episode starts the count again
     assert session.play({"tool": "create_category", "arguments": {"name": "Oe After"}}).content["type"] == "tool_result"
+
+
+OTHER_PEER = "127.0.0.2"  # the whole of 127/8 is loopback on Linux: a second client address on one machine
+
+
+class _ErrorLines(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(record.getMessage())
+
+
+async def _open(url: str, local: str | None = None) -> Any:
+    """A real WebSocket to ``/ws`` from ``local`` (a source address), or the refusal it raised."""
+    ws_url = url.replace("http://", "ws://") + "/ws"
+    try:
+        return await websockets.connect(ws_url, open_timeout=10, **({"local_addr": (local, 0)} if local else {}))
+    except websockets.InvalidStatus as exc:
+        return exc
+
+
+async def _reset(ws: Any, seed: int = 0) -> dict[str, Any]:
+    await ws.send(json.dumps({"type": "reset", "data": {"seed": seed, "trainer_token": TOKEN}}))
+    reply: dict[str, Any] = json.loads(await asyncio.wait_for(ws.recv(), 10))
+    return reply
+
+
+async def test_one_client_cannot_hold_every_websocket_session(store_bundle: Path) -> None:
+    """A client that never says goodbye opens WebSockets until refused: it gets its share (3 of 8), the
+    next is a 503 with Retry-After at once, and a client at another address is still served. Without the
+    cap it held all 8 and the other client was refused (OpenEnv's CAPACITY_REACHED)."""
+    app = create_openenv_app(store_bundle, max_sessions=8, max_sessions_per_client=3, trainer_token=TOKEN)
+    errors = _ErrorLines()
+    with serve(app) as url:
+        logging.getLogger("uvicorn.error").addHandler(errors)  # after uvicorn's logging set-up, which drops handlers
+        held, refused = [], None
+        for seed in range(8):  # OpenEnv's own client, never closed
+            client = GenericEnvClient(base_url=url)
+            try:
+                await client.connect()
+                held.append((client, await client.reset(seed=seed, trainer_token=TOKEN)))
+            except ConnectionError as exc:
+                refused = exc
+                break
+        assert len(held) == 3 and all(r.observation["assigned_task_id"] for _, r in held)
+        assert refused is not None and "503" in str(refused)
+
+        started = time.monotonic()
+        raw = await _open(url)
+        assert time.monotonic() - started < 2  # refused, never left hanging
+        assert isinstance(raw, websockets.InvalidStatus), raw
+        response = raw.response
+        assert response.status_code == 503 and response.headers["Retry-After"] == "1"
+        body = json.loads(response.body)
+        assert body["code"] == "unavailable" and "--max-sessions-per-client" in body["message"]
+
+        others = [await _open(url, OTHER_PEER) for _ in range(3)]  # another address has its own share
+        assert all(not isinstance(ws, Exception) for ws in others)
+        assert [(await _reset(ws, i))["type"] for i, ws in enumerate(others)] == ["observation"] * 3
+        assert isinstance(await _open(url, OTHER_PEER), websockets.InvalidStatus)
+
+        await held[0][0].close()  # saying goodbye gives the slot back
+        for _ in range(50):
+            again = await _open(url)
+            if not isinstance(again, Exception):
+                break
+            await asyncio.sleep(0.05)
+        assert not isinstance(again, Exception) and (await _reset(again))["type"] == "observation"
+        for ws in [*others, again]:
+            await ws.close()
+        for client, _ in held[1:]:
+            await client.close()
+    logging.getLogger("uvicorn.error").removeHandler(errors)
+    assert errors.lines == []  # a refusal is no server error (uvicorn's spurious handshake line is dropped)
+
+
+def test_the_cli_sets_the_cap_for_openenv_only(store_bundle: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--max-sessions-per-client N`` reaches the OpenEnv server; with --protocol synthenv, whose sessions only
+    the trainer opens, it is a usage error (exit 2) rather than a flag silently ignored."""
+    import pipeline.server.runner as runner
+
+    apps: list[Any] = []
+
+    class Idle:
+        def run(self) -> None:
+            pass
+
+    monkeypatch.setattr(runner, "make_server", lambda app, *a, **k: apps.append(app) or Idle())
+    invoke = CliRunner().invoke
+    args = ["serve", str(store_bundle), "--port", "0", "--max-sessions-per-client", "1"]
+    refused = invoke(cli, args)
+    assert refused.exit_code == EXIT_CODES["usage"], refused.output
+    assert "--max-sessions-per-client takes --protocol openenv only" in refused.output and not apps
+    served = invoke(cli, [*args, "--protocol", "openenv", "--trainer-token", TOKEN])
+    assert served.exit_code == 0, served.output
+    assert "1 per client address" in served.output
+
+    async def two_sockets(url: str) -> list[Any]:
+        first, second = [await _open(url) for _ in range(2)]
+        if not isinstance(first, Exception):
+            await first.close()
+        return [first, second]
+
+    with serve(apps[0]) as url:
+        first, second = asyncio.run(two_sockets(url))
+    assert not isinstance(first, Exception) and isinstance(second, websockets.InvalidStatus)
+    assert second.response.status_code == 503
