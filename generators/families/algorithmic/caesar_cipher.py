@@ -162,39 +162,88 @@ _FIRST_LETTERS = {shape: tuple(sorted({ord(word[0]) for word in words})) for sha
 first word of that shape are read from these (at most 26) instead of from every word."""
 
 
+_FIRST_DELTAS: dict[str, tuple[int, ...]] = {}
+"""Per dictionary word w: the d with some word of w's shape starting d letters before w
+(mod 26), built on first use (at most one entry per word of the list)."""
+
+
+def _ambiguous_plain(words: list[str], shift: int) -> bool:
+    """:func:`_ambiguous` without a crib, from the plain words (lowercase letters) and the
+    shift. A first cipher word shift(w, shift) has the shape of w, so its candidate shifts
+    are (d + shift) % 26 for w's deltas d, and decoding by one of them shifts each plain
+    word by -d: the same tests, with the candidates read per plain word once."""
+    first = words[0]
+    deltas = _FIRST_DELTAS.get(first)
+    if deltas is None:
+        start = ord(first[0])
+        letters = _FIRST_LETTERS.get(_shape(first), ())
+        deltas = _FIRST_DELTAS[first] = tuple(sorted({(start - letter) % 26 for letter in letters}))
+    for d in deltas:
+        if d == 0 or (d + shift) % 26 == 0:  # the true shift, or the other shift 0
+            continue
+        table = _SHIFT_TABLES[-d % 26]
+        if all(word.translate(table) in WORD_SET for word in words):
+            return True
+    return False
+
+
 def generate(config: Config, rng: random.Random) -> Problem:
     pool = words_by_length(WORDS, config.min_word_len, config.max_word_len)
+    # ``rng.randint`` and ``rng.choice`` with their draws inline (same getrandbits calls).
+    getrandbits = rng.getrandbits
+    size = len(pool)
+    size_bits = size.bit_length()
+    low_words, word_span = config.min_words, config.max_words - config.min_words + 1
+    word_bits = word_span.bit_length()
+    low_shift, shift_span = config.min_shift, config.max_shift - config.min_shift + 1
+    shift_bits = shift_span.bit_length()
+    hint = config.hint
     for _ in range(200):
-        n_words = rng.randint(config.min_words, config.max_words)
-        words = [rng.choice(pool) for _ in range(n_words)]
+        r = getrandbits(word_bits)
+        while r >= word_span:
+            r = getrandbits(word_bits)
+        words = []
+        for _ in range(low_words + r):
+            r = getrandbits(size_bits)
+            while r >= size:
+                r = getrandbits(size_bits)
+            words.append(pool[r])
         plain = " ".join(words)
-        shift = rng.randint(config.min_shift, config.max_shift)
+        r = getrandbits(shift_bits)
+        while r >= shift_span:
+            r = getrandbits(shift_bits)
+        shift = low_shift + r
         cipher = shift_text(plain, shift).upper()
-        crib = rng.choice(words) if config.hint == "crib" else None
-        if config.hint != "shift" and _ambiguous(cipher, shift, crib):
-            continue
+        if hint == "crib":
+            crib: str | None = rng.choice(words)
+            if _ambiguous(cipher, shift, crib):
+                continue
+        else:
+            crib = None
+            if hint != "shift" and _ambiguous_plain(words, shift):
+                continue
         break
     else:  # pragma: no cover - the word list makes this practically unreachable
         raise ValueError("caesar_cipher: could not build an unambiguous message")
 
-    if config.hint == "shift":
-        hint = (
+    if hint == "shift":
+        told = (
             f"Each letter of the original message was shifted forward by {shift} places in the alphabet "
             "(wrapping from Z back to A)."
         )
-    elif config.hint == "crib":
-        hint = (
+    elif hint == "crib":
+        told = (
             f"Each letter was shifted forward by the same unknown number of places (wrapping from Z to A). "
             f'The original message contains the word "{crib}".'
         )
     else:
-        hint = (
+        told = (
             "Each letter was shifted forward by the same unknown number of places (wrapping from Z to A). "
             "The original message consists of common English words."
         )
     question = (
         "Decode this Caesar cipher.\n"
-        f"{hint} Spaces were kept as they are.\n\n"
+        f"{told} Spaces were kept as they are.\n\n"
         f"Ciphertext: {cipher}\n\n"
         "Answer with the decoded message only, in lowercase letters, words separated by single spaces."
     )
