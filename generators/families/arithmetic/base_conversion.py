@@ -82,9 +82,47 @@ def _bases(config: Config) -> tuple[int, ...]:
     return tuple(config._bases())
 
 
+_last: tuple[object, tuple[int, ...]] = (None, ())
+"""The last config seen and its bases, replaced as one tuple: a family draws many items
+from one config, and this identity check is cheaper than hashing the config for the cache."""
+
+
 def generate(config: Config, rng: random.Random) -> Problem:
-    source, target = rng.sample(_bases(config), 2)
-    value = rng.randint(1, config.max_value)
+    global _last
+    last = _last
+    if last[0] is config:
+        bases = last[1]
+    else:
+        bases = _bases(config)
+        _last = (config, bases)
+    # ``rng.sample(bases, 2)`` and ``rng.randint(1, max_value)`` with their draws inline (the
+    # same getrandbits calls): the sample's pool branch for at most 21 bases, its
+    # selected-set branch (a second draw equal to the first is redrawn) for more.
+    getrandbits = rng.getrandbits
+    n = len(bases)
+    bits = n.bit_length()
+    j = getrandbits(bits)
+    while j >= n:
+        j = getrandbits(bits)
+    if n > 21:
+        k = getrandbits(bits)
+        while k >= n or k == j:
+            k = getrandbits(bits)
+        source, target = bases[j], bases[k]
+    else:
+        source = bases[j]
+        m = n - 1
+        bits = m.bit_length()
+        k = getrandbits(bits)
+        while k >= m:
+            k = getrandbits(bits)
+        target = bases[n - 1] if k == j else bases[k]
+    span = config.max_value
+    bits = span.bit_length()
+    r = getrandbits(bits)
+    while r >= span:
+        r = getrandbits(bits)
+    value = 1 + r
     shown = to_base(value, source)
     question = (
         f"Convert the base-{source} number {shown} to base {target}. "
