@@ -3,10 +3,16 @@ isomorphic about half the time, and only the exact set of pair numbers scores.""
 
 from __future__ import annotations
 
+import random
 import re
+import string
+from typing import Any
+
+import pytest
 
 from generators.dataset import create_dataset, score
 from generators.families._choose import parse_indices
+from generators.families.algorithmic import isomorphic_strings
 
 NAME = "isomorphic_strings"
 
@@ -51,3 +57,47 @@ def test_forms_and_exploits() -> None:
     assert score(NAME, "None", empty) == 1.0
     assert score(NAME, "", empty) == 0.0
     assert score(NAME, "1", empty) == 0.0
+
+
+def _reference_pair(config: Any, rng: random.Random, want: bool) -> tuple[str, str]:
+    """The plain form of ``_pair``: randint, choices, sample, randrange and choice calls,
+    and the isomorphism test on every edit."""
+    length = rng.randint(config.min_length, config.max_length)
+    letters = string.ascii_lowercase
+    source = "".join(rng.choices(letters[: config.alphabet], k=length))
+    used = sorted(set(source))
+    mapping = dict(zip(used, rng.sample(letters, len(used)), strict=True))
+    target = [mapping[ch] for ch in source]
+    if not want:
+        for _ in range(200):
+            broken = target[:]
+            position = rng.randrange(length)
+            broken[position] = rng.choice([c for c in letters if c != target[position]])
+            if not isomorphic_strings.isomorphic(source, "".join(broken)):
+                target = broken
+                break
+        else:
+            source = source[:-1] + ("b" if source[-1] == "a" else "a")
+            target = [target[0]] * length
+    return source, "".join(target)
+
+
+@pytest.mark.parametrize(
+    "knobs",
+    [
+        {"min_length": 2, "max_length": 5, "alphabet": 2},  # one-letter sources: the fallback
+        {"min_length": 4, "max_length": 6, "alphabet": 4},
+        {"min_length": 8, "max_length": 12, "alphabet": 6},  # 6 letters: the sample's pool branch
+        {"min_length": 20, "max_length": 28, "alphabet": 12},
+        {"min_length": 40, "max_length": 60, "alphabet": 26},
+    ],
+)
+def test_inline_pair_equals_the_plain_draws(knobs: dict[str, int]) -> None:
+    config = isomorphic_strings.Config(**knobs)
+    ours, theirs = random.Random(7), random.Random(7)
+    for index in range(600):
+        want = index % 3 != 0
+        pair = isomorphic_strings._pair(config, ours, want)
+        assert pair == _reference_pair(config, theirs, want)
+        assert isomorphic_strings.isomorphic(*pair) == want
+    assert ours.getstate() == theirs.getstate()

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import random
 import string
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -65,35 +65,92 @@ _OTHER_LETTERS = {ch: tuple(other for other in string.ascii_lowercase if other !
 """Per letter, the alphabet without it (the replacement a broken pair draws from)."""
 
 
+def _sample_letters(getrandbits: Callable[[int], int], k: int) -> str:
+    """``"".join(rng.sample(string.ascii_lowercase, k))`` with the draws inline (same
+    getrandbits calls): Random.sample's selected-set branch for k <= 5 (26 is over its pool
+    size 21 there; the at most 5 taken letters are scanned as a string), its pool branch above."""
+    letters = string.ascii_lowercase
+    if k <= 5:
+        picked = ""
+        for _ in range(k):
+            j = getrandbits(5)
+            while j >= 26 or letters[j] in picked:
+                j = getrandbits(5)
+            picked += letters[j]
+        return picked
+    pool = list(letters)
+    result = []
+    for i in range(k):
+        m = 26 - i
+        bits = m.bit_length()
+        j = getrandbits(bits)
+        while j >= m:
+            j = getrandbits(bits)
+        result.append(pool[j])
+        pool[j] = pool[m - 1]
+    return "".join(result)
+
+
 def _pair(config: Config, rng: random.Random, want: bool) -> tuple[str, str]:
-    length = rng.randint(config.min_length, config.max_length)
+    """One pair, isomorphic iff ``want``."""
+    return _pairs(config, rng, [want])[0]
+
+
+def _pairs(config: Config, rng: random.Random, labels: list[bool]) -> list[tuple[str, str]]:
+    """A pair per label, isomorphic iff its label, drawn in order (the draws' set-up done
+    once per item rather than per pair)."""
+    getrandbits = rng.getrandbits
+    low, span = config.min_length, config.max_length - config.min_length + 1
+    bits = span.bit_length()
     letters = string.ascii_lowercase
     # ``rng.choices(alphabet, k=length)`` as random.Random.choices draws it (floor(random() * n)).
     pool, size, uniform = letters[: config.alphabet], float(config.alphabet), rng.random
-    source = "".join([pool[int(uniform() * size)] for _ in range(length)])
-    used = sorted(set(source))
-    mapping = dict(zip(used, rng.sample(letters, len(used))))
-    target = [mapping[ch] for ch in source]
-    if not want:
-        for _ in range(200):
-            broken = target[:]
-            position = rng.randrange(length)
-            broken[position] = rng.choice(_OTHER_LETTERS[target[position]])
-            if not isomorphic(source, "".join(broken)):
-                target = broken
-                break
-        else:  # a one-letter source: every edit keeps it isomorphic, so break the other way
-            source = source[:-1] + ("b" if source[-1] == "a" else "a")
-            target = [target[0]] * length
-    t = "".join(target)
-    if isomorphic(source, t) != want:
+    pairs = []
+    for want in labels:
+        r = getrandbits(bits)  # rng.randint(min_length, max_length), inline
+        while r >= span:
+            r = getrandbits(bits)
+        length = low + r
+        source = "".join([pool[int(uniform() * size)] for _ in range(length)])
+        used = sorted(set(source))
+        # The renaming as one translate table (sorted source letters -> sampled letters).
+        target = source.translate(str.maketrans("".join(used), _sample_letters(getrandbits, len(used))))
+        if want:  # a one-to-one renaming of the source: isomorphic by construction
+            pairs.append((source, target))
+            continue
+        pairs.append(_break(source, target, getrandbits))
+    return pairs
+
+
+def _break(source: str, target: str, getrandbits: Callable[[int], int]) -> tuple[str, str]:
+    """The pair made not isomorphic by changing one letter of ``target`` (a one-to-one
+    renaming of ``source``), drawn as ``rng.randrange`` and ``rng.choice`` would."""
+    length = len(source)
+    length_bits = length.bit_length()
+    for _ in range(200):
+        position = getrandbits(length_bits)  # rng.randrange(length), inline
+        while position >= length:
+            position = getrandbits(length_bits)
+        r = getrandbits(5)  # rng.choice of the 25 other letters, inline
+        while r >= 25:
+            r = getrandbits(5)
+        letter = _OTHER_LETTERS[target[position]][r]
+        # ``not isomorphic(source, broken)`` for a one-to-one target with one letter changed:
+        # the source letter there occurs elsewhere (now mapped two ways), or the new letter
+        # is already another source letter's image.
+        if source.count(source[position]) > 1 or letter in target:
+            return source, target[:position] + letter + target[position + 1 :]
+    # A one-letter source: every edit keeps it isomorphic, so break the other way.
+    source = source[:-1] + ("b" if source[-1] == "a" else "a")
+    t = target[0] * length
+    if isomorphic(source, t):
         raise ValueError("isomorphic_strings: label does not match the pair")
     return source, t
 
 
 def generate(config: Config, rng: random.Random) -> Problem:
     labels = [rng.random() < 0.5 for _ in range(config.pairs)]
-    pairs = [_pair(config, rng, want) for want in labels]
+    pairs = _pairs(config, rng, labels)
     listed = "\n".join(f"{i}. {s} {t}" for i, (s, t) in enumerate(pairs, 1))
     question = (
         "Two strings are isomorphic if the characters in the first can be replaced to get the second: every "
