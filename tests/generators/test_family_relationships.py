@@ -30,6 +30,54 @@ def test_structural_pairs_match_pairwise_definition() -> None:
             assert got == want
 
 
+def _walk_pairs(people: list[fr.Person]) -> dict[str, list[tuple[str, str]]]:
+    """The pair table as one walk that files each pair (and its inverse) as it finds it:
+    the order generate draws a pair from."""
+    inverse = {"parent": "child", "grandparent": "grandchild", "pibling": "nibling", "parent_in_law": "child_in_law"}
+    out: dict[str, list[tuple[str, str]]] = {}
+
+    def add(kind: str, a: fr.Person, b: fr.Person) -> None:
+        out.setdefault(kind, []).append((a.name, b.name))
+        if kind in inverse:
+            out.setdefault(inverse[kind], []).append((b.name, a.name))
+
+    for p in people:
+        if p.spouse is not None:
+            add("spouse", p, p.spouse)
+        for parent in p.parents:
+            add("parent", parent, p)
+            for grandparent in parent.parents:
+                add("grandparent", grandparent, p)
+            for aunt in fr._siblings(parent):
+                add("pibling", aunt, p)
+                if aunt.spouse is not None:
+                    add("pibling", aunt.spouse, p)
+        for sibling in fr._siblings(p):
+            add("sibling", sibling, p)
+            if sibling.spouse is not None:
+                add("sibling_in_law", sibling.spouse, p)
+            for cousin in sibling.children:
+                for own in p.children:
+                    add("cousin", cousin, own)
+        if p.spouse is not None:
+            for parent in p.spouse.parents:
+                add("parent_in_law", parent, p)
+            for sibling in fr._siblings(p.spouse):
+                add("sibling_in_law", sibling, p)
+    return out
+
+
+def test_pair_lists_keep_the_walk_order() -> None:
+    """Each kind's list is in the order of the walk (what ``rng.choice`` indexes), and only
+    kinds that occur are keys (what the sorted kind list holds)."""
+    for level in range(6):
+        config = fr.FAMILY.config_for_level(level)
+        for seed in range(60):
+            people = fr._family(config, random.Random(seed))
+            got = {k: [(a.name, b.name) for a, b in v] for k, v in fr.pairs_by_kind(people).items()}
+            assert got == _walk_pairs(people)
+
+
 def _parse(question: str) -> tuple[dict[str, str], dict[str, tuple[str, str]], dict[str, bool]]:
     spouse: dict[str, str] = {}
     parents: dict[str, tuple[str, str]] = {}
