@@ -93,6 +93,7 @@ def generate(config: Config, rng: random.Random) -> Problem:
             r = getrandbits(bits)
         num = 1 + r
         shown = f"{num}/{den}"
+        additive = False  # whether shown holds a + or -
         for _ in range(config.terms - 1):
             r = getrandbits(op_bits)
             while r >= op_count:
@@ -108,17 +109,22 @@ def generate(config: Config, rng: random.Random) -> Problem:
             while r >= span:
                 r = getrandbits(bits)
             term_num = 1 + r
-            text = f"{term_num}/{term_den}"
+            # The value step and the shown text together; a product or quotient of a sum is
+            # grouped (terms are positive, so only these operators put a + or - in shown).
             if op == "+":
                 num, den = num * term_den + term_num * den, den * term_den
+                shown = f"{shown} + {term_num}/{term_den}"
+                additive = True
             elif op == "-":
                 num, den = num * term_den - term_num * den, den * term_den
+                shown = f"{shown} - {term_num}/{term_den}"
+                additive = True
             elif op == "*":
                 num, den = num * term_num, den * term_den
+                shown = f"({shown}) * {term_num}/{term_den}" if additive else f"{shown} * {term_num}/{term_den}"
             else:  # the divisor is at least 1/den: never zero, and the denominator stays positive
                 num, den = num * term_den, den * term_num
-            grouped = op in "*/" and ("+" in shown or "-" in shown)
-            shown = f"({shown}) {op} {text}" if grouped else f"{shown} {op} {text}"
+                shown = f"({shown}) / {term_num}/{term_den}" if additive else f"{shown} / {term_num}/{term_den}"
         question = f"Compute {shown} and simplify the result to lowest terms."
     question += " Give an integer or a fraction p/q in lowest terms."
     # Lowest terms by one gcd (den > 0 throughout), the text ``format_number(Fraction(num, den))`` gives.
