@@ -19,8 +19,10 @@ sets ``X-Forwarded-For`` and uvicorn trusts it (``--forwarded-allow-ips``, loopb
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
+import weakref
 from collections import Counter
 from typing import Any
 
@@ -99,21 +101,34 @@ class _SpuriousHandshakeError(logging.Filter):
 
     That protocol writes the 503 but never marks the handshake done, so when the app returns it logs
     "ASGI callable returned without completing handshake." (uvicorn 0.54; uvicorn pull request 3138
-    fixes it upstream, and wsproto never logged it). One line is dropped per refusal just sent, no
-    other: a client at its cap cannot fill the server log with errors, and a real one still shows.
+    fixes it upstream, and wsproto never logged it). uvicorn logs it in the task that ran the app, as
+    the app returns; only the tasks that just sent a refusal have that line dropped, once each: a client
+    at its cap cannot fill the server log with errors, and any other such line still shows.
     """
 
     MESSAGE = "ASGI callable returned without completing handshake."
 
     def __init__(self) -> None:
         super().__init__()
-        self.pending = 0
+        self.refused: weakref.WeakSet[asyncio.Task[Any]] = weakref.WeakSet()
+
+    def mark(self) -> None:
+        """The current task has sent a denial response."""
+        task = asyncio.current_task()
+        if task is not None:
+            self.refused.add(task)
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if self.pending > 0 and record.getMessage() == self.MESSAGE:
-            self.pending -= 1
-            return False
-        return True
+        if record.getMessage() != self.MESSAGE:
+            return True
+        try:
+            task = asyncio.current_task()
+        except RuntimeError:  # logged outside an event loop
+            return True
+        if task is None or task not in self.refused:
+            return True
+        self.refused.discard(task)
+        return False
 
 
 _DENIALS = _SpuriousHandshakeError()
@@ -167,4 +182,4 @@ class SessionsPerClient:
         ]
         await send({"type": "websocket.http.response.start", "status": 503, "headers": headers})
         await send({"type": "websocket.http.response.body", "body": payload})
-        _DENIALS.pending = 1  # uvicorn logs at most one such line, as this call returns
+        _DENIALS.mark()
