@@ -3,11 +3,13 @@ independent search over lots) also scores 1, and illegal or over-budget slides s
 
 from __future__ import annotations
 
+import random
 import time
 from collections import deque
 from typing import Any
 
 from generators.dataset import create_dataset, score
+from generators.families.games import rush_hour as rh
 
 
 def _lot(cars: dict[str, list[int]]) -> dict[tuple[int, int], str]:
@@ -87,3 +89,75 @@ def test_huge_answers_are_refused_fast() -> None:
     for hostile in ("B+1 B-1 " * 130_000, item["answer"] + " " * 1_048_576 + "A+1"):
         assert score("rush_hour", hostile, item) == 0.0
     assert time.perf_counter() - started < 1.0
+
+
+def _reference_options(cars: dict[str, list[int]], board: list[list[str]], last: str) -> list[tuple[str, int]]:
+    """The slides as first written: every car's line read from the board or its transpose."""
+    out: list[tuple[str, int]] = []
+    columns = list(zip(*board, strict=True))
+    for letter, (r, c, length, horizontal) in cars.items():
+        if letter == last:
+            continue
+        line = board[r] if horizontal else columns[c]
+        start = c if horizontal else r
+        pos = start - 1
+        while pos >= 0 and line[pos] == rh.EMPTY:
+            out.append((letter, pos - start))
+            pos -= 1
+        if letter == "A":
+            out.extend(out[-(start - 1 - pos) :] * 2 if start - 1 - pos else [])
+            continue
+        pos = start + length
+        while pos < rh.SIZE and line[pos] == rh.EMPTY:
+            out.append((letter, pos - start - length + 1))
+            pos += 1
+    return out
+
+
+def _reference_place(rng: random.Random, count: int) -> dict[str, list[int]]:
+    cars: dict[str, list[int]] = {"A": [rh.EXIT_ROW, rh.SIZE - 2, 2, 1]}
+    taken = {*rh._cells(cars["A"]), (rh.EXIT_ROW, rh.SIZE - 3)}
+    for index, letter in enumerate(rh.LETTERS[1 : count + 1]):
+        for _ in range(50):
+            length = 3 if rng.random() < 0.25 else 2
+            horizontal = 0 if index == 0 else int(rng.random() < 0.5)
+            if horizontal:
+                r, c = int(rng.random() * rh.SIZE), int(rng.random() * (rh.SIZE - length + 1))
+                if r == rh.EXIT_ROW:
+                    continue
+            else:
+                r, c = int(rng.random() * (rh.SIZE - length + 1)), int(rng.random() * rh.SIZE)
+                if index == 0:
+                    c = rng.choice((rh.SIZE - 2, rh.SIZE - 1))
+            car = [r, c, length, horizontal]
+            cells = rh._cells(car)
+            if not taken.intersection(cells):
+                cars[letter] = car
+                taken.update(cells)
+                break
+    return cars
+
+
+def test_direct_options_bitmask_placement_and_unchecked_moves_equal_the_first_forms() -> None:
+    """Placement (cells as one bit mask), the slides read off the board, and a slide made
+    without re-checking its path give what the set-based placement, the transposed-board
+    listing and the checking ``slide`` give, over long random walks."""
+    for seed in range(150):
+        ours_rng, ref_rng = random.Random(seed), random.Random(seed)
+        count = 1 + seed % 14
+        cars = rh._place(ours_rng, count)
+        assert cars == _reference_place(ref_rng, count)
+        assert ours_rng.getstate() == ref_rng.getstate()
+        twin = {k: list(v) for k, v in cars.items()}
+        board, twin_board = rh._board(cars), rh._board(twin)
+        last = ""
+        for _ in range(40):
+            options = rh._options(cars, board, last)
+            assert options == _reference_options(twin, twin_board, last)
+            if not options:
+                break
+            letter, amount = ours_rng.choice(options)
+            rh._move(cars, board, letter, amount)
+            assert rh.slide(twin, twin_board, letter, amount)
+            assert cars == twin and board == twin_board == rh._board(cars)
+            last = letter

@@ -105,52 +105,104 @@ def _closes(cars: dict[str, Car], letter: str, amount: int) -> bool:
 def _options(cars: dict[str, Car], board: list[list[str]], last: str) -> list[tuple[str, int]]:
     """Every legal backward slide (car, amount), in letter order; A only leftwards, and not the
     car moved last (two slides in a row would be one). A's slides are listed three times:
-    drawn more often, A leaves the exit early and the blockers have time to close in."""
+    drawn more often, A leaves the exit early and the blockers have time to close in.
+    Cells are read from the board directly (a vertical car's column without transposing
+    the board per step)."""
     out: list[tuple[str, int]] = []
-    columns = list(zip(*board))
+    append = out.append
     for letter, (r, c, length, horizontal) in cars.items():
         if letter == last:
             continue
-        line = board[r] if horizontal else columns[c]
-        start = c if horizontal else r
-        pos = start - 1
-        while pos >= 0 and line[pos] == EMPTY:
-            out.append((letter, pos - start))
-            pos -= 1
-        if letter == "A":
-            out.extend(out[-(start - 1 - pos) :] * 2 if start - 1 - pos else [])
-            continue
-        pos = start + length
-        while pos < SIZE and line[pos] == EMPTY:
-            out.append((letter, pos - start - length + 1))
-            pos += 1
+        if horizontal:
+            line = board[r]
+            pos = c - 1
+            while pos >= 0 and line[pos] == EMPTY:
+                append((letter, pos - c))
+                pos -= 1
+            if letter == "A":
+                free = c - 1 - pos
+                if free:
+                    out.extend(out[-free:] * 2)
+                continue
+            pos = c + length
+            while pos < SIZE and line[pos] == EMPTY:
+                append((letter, pos - c - length + 1))
+                pos += 1
+        else:
+            pos = r - 1
+            while pos >= 0 and board[pos][c] == EMPTY:
+                append((letter, pos - r))
+                pos -= 1
+            if letter == "A":  # pragma: no cover - A is horizontal
+                free = r - 1 - pos
+                if free:
+                    out.extend(out[-free:] * 2)
+                continue
+            pos = r + length
+            while pos < SIZE and board[pos][c] == EMPTY:
+                append((letter, pos - r - length + 1))
+                pos += 1
     return out
+
+
+def _move(cars: dict[str, Car], board: list[list[str]], letter: str, amount: int) -> None:
+    """:func:`slide` for a slide already known to be legal (one of :func:`_options`): the
+    car's old cells cleared and its new ones painted, without re-checking the path."""
+    car = cars[letter]
+    r, c, length, horizontal = car
+    if horizontal:
+        line = board[r]
+        line[c : c + length] = [EMPTY] * length
+        c += amount
+        line[c : c + length] = [letter] * length
+        car[1] = c
+    else:
+        for i in range(r, r + length):
+            board[i][c] = EMPTY
+        r += amount
+        for i in range(r, r + length):
+            board[i][c] = letter
+        car[0] = r
+
+
+_CELL_MASKS = {
+    (r, c, length, horizontal): sum(1 << (cr * SIZE + cc) for cr, cc in _cells([r, c, length, horizontal]))
+    for r in range(SIZE)
+    for c in range(SIZE)
+    for length in (2, 3)
+    for horizontal in (0, 1)
+}
+"""A car's cells as a bit mask of the lot (bit ``row * SIZE + column``), per placement."""
 
 
 def _place(rng: random.Random, count: int) -> dict[str, Car]:
     """A at the exit, then up to ``count`` cars at random free spots. The cell left of A
     starts free (so A can leave the exit), and B stands upright in one of the two columns A
-    covers (so some car can come between A and the exit once A has moved)."""
+    covers (so some car can come between A and the exit once A has moved). Occupied cells
+    are one bit mask (a placement's cells read from a table)."""
     cars: dict[str, Car] = {"A": [EXIT_ROW, SIZE - 2, 2, 1]}
-    taken = {*_cells(cars["A"]), (EXIT_ROW, SIZE - 3)}
+    taken = _CELL_MASKS[(EXIT_ROW, SIZE - 2, 2, 1)] | 1 << (EXIT_ROW * SIZE + SIZE - 3)
+    uniform, getrandbits, masks = rng.random, rng.getrandbits, _CELL_MASKS
     for index, letter in enumerate(LETTERS[1 : count + 1]):
         for _ in range(50):
-            length = 3 if rng.random() < 0.25 else 2
-            horizontal = 0 if index == 0 else int(rng.random() < 0.5)
+            length = 3 if uniform() < 0.25 else 2
+            horizontal = 0 if index == 0 else int(uniform() < 0.5)
             # int(random() * k) rather than randrange(k): the same uniform draw, fewer calls.
             if horizontal:
-                r, c = int(rng.random() * SIZE), int(rng.random() * (SIZE - length + 1))
+                r, c = int(uniform() * SIZE), int(uniform() * (SIZE - length + 1))
                 if r == EXIT_ROW:
                     continue  # only A drives along the exit row, so A can always leave
             else:
-                r, c = int(rng.random() * (SIZE - length + 1)), int(rng.random() * SIZE)
-                if index == 0:
-                    c = rng.choice((SIZE - 2, SIZE - 1))
-            car = [r, c, length, horizontal]
-            cells = _cells(car)
-            if not taken.intersection(cells):
-                cars[letter] = car
-                taken.update(cells)
+                r, c = int(uniform() * (SIZE - length + 1)), int(uniform() * SIZE)
+                if index == 0:  # rng.choice((SIZE - 2, SIZE - 1)), inline
+                    j = getrandbits(2)
+                    while j >= 2:
+                        j = getrandbits(2)
+                    c = SIZE - 2 + j
+            mask = masks[(r, c, length, horizontal)]
+            if not taken & mask:
+                cars[letter] = [r, c, length, horizontal]
+                taken |= mask
                 break
     return cars
 
@@ -174,7 +226,7 @@ def generate(config: Config, rng: random.Random) -> Problem:
             if not options:
                 break
             letter, amount = rng.choice(options)
-            slide(cars, board, letter, amount)
+            _move(cars, board, letter, amount)
             moves.append((letter, amount))
         if len(moves) >= config.walk and _blocked(cars, board):
             break
