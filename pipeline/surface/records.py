@@ -33,7 +33,7 @@ from pipeline.surface.tools import (
     _type_word,
     compact_tool,
 )
-from pipeline.tools.model import ToolSpec, filterable, value_schema
+from pipeline.tools.model import ToolSpec, UpdateTool, filterable, value_schema
 from pipeline.world.schema import Column, Schema, Table
 
 TABLE = "table"
@@ -135,6 +135,8 @@ def _status(column: Column, kinds: dict[str, ToolSpec]) -> str:
     if "create" in kinds and column.values:
         words.append(f"new: {column.values[0]}")
     update = kinds.get("update")
+    if not isinstance(update, UpdateTool):
+        update = None
     moves = (update.transitions or {}) if update is not None and update.status_column == column.name else {}
     if moves:
         words.append("moves: " + "; ".join(f"{a} -> {', '.join(moves[a])}" for a in _in_order(column, moves)))

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pipeline.policy.check import goal_of
 from pipeline.runtime.task import Task
 from pipeline.runtime.verify import expected_refusals
-from pipeline.tools.specs import ToolSpec
+from pipeline.tools.specs import ToolSpec, TransitionTool
 
 REFUSALS_OF_A_GOAL = ("status", "policy")
 """Refusal kinds that deny a status goal (``missing`` and ``limit`` refuse a lookup or a value)."""
@@ -66,7 +66,7 @@ def claims(task: Task, specs: Mapping[str, ToolSpec]) -> list[Claim]:
     """Every (table, record, status) the task expects refused or reached, from its record alone."""
     out: list[Claim] = []
     op = specs.get(str(task.knobs.get("operation")))
-    if op is not None and op.to is not None:
+    if isinstance(op, TransitionTool):
         for item in expected_refusals(task.verifier.answer):
             kind, record = item.get("cannot"), item.get("id")
             if kind in REFUSALS_OF_A_GOAL and isinstance(record, int):

@@ -37,7 +37,7 @@ from pipeline.tasks.words import (
     words,
 )
 from pipeline.tools.executor import Executor
-from pipeline.tools.specs import MAX_PAGE_SIZE, Toolset, ToolSpec
+from pipeline.tools.specs import MAX_PAGE_SIZE, ListTool, Toolset, ToolSpec
 from pipeline.world.schema import Column, Schema, Table
 from pipeline.world.sqlnames import quote_ident
 
@@ -135,7 +135,7 @@ class Context:
 
     def filterable(self, table: Table) -> set[str]:
         name = self.tool("list", table)
-        return set(self.toolset.get(name).columns) if name else set()
+        return set(self.toolset.get(name, ListTool).columns) if name else set()
 
     def call(self, tool: str, arguments: dict[str, Any]) -> Any:
         key = json.dumps([tool, arguments], sort_keys=True, default=str)

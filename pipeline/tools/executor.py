@@ -21,9 +21,16 @@ from pipeline.tools.guard import Guard, Touched
 from pipeline.tools.jsonvalues import json_problem
 from pipeline.tools.specs import (
     DEFAULT_PAGE_SIZE,
+    AggregateTool,
+    CreateTool,
+    DeleteTool,
     Effect,
+    GetTool,
+    ListTool,
     Toolset,
     ToolSpec,
+    TransitionTool,
+    UpdateTool,
     group_columns,
     measure_columns,
 )
@@ -91,10 +98,17 @@ class Executor:
                 if col is not None and col not in names:
                     raise ValueError(f"tool {spec.name}: table {table!r} has no column {col!r}")
 
-        if spec.kind == "aggregate":
+        if isinstance(spec, AggregateTool):
             return
-        need(spec.table, *spec.columns, spec.status_column, spec.sets_time)
-        for e in spec.effects:
+        if isinstance(spec, (ListTool, CreateTool)):
+            need(spec.table, *spec.columns)
+        elif isinstance(spec, UpdateTool):
+            need(spec.table, *spec.columns, spec.status_column)
+        elif isinstance(spec, TransitionTool):
+            need(spec.table, spec.status_column, spec.sets_time)
+        else:
+            need(spec.table)
+        for e in spec.effects if isinstance(spec, TransitionTool) else ():
             if e.kind == "cascade_status":
                 need(e.table, e.column, e.ref)
             else:
@@ -214,10 +228,10 @@ class Executor:
 
     # -- kinds ---------------------------------------------------------------------------
 
-    def _get(self, conn: sqlite3.Connection, spec: ToolSpec, args: dict[str, Any]) -> dict[str, Any]:
+    def _get(self, conn: sqlite3.Connection, spec: GetTool, args: dict[str, Any]) -> dict[str, Any]:
         return self._row(conn, self._tables[spec.table], args["id"])
 
-    def _list(self, conn: sqlite3.Connection, spec: ToolSpec, args: dict[str, Any]) -> dict[str, Any]:
+    def _list(self, conn: sqlite3.Connection, spec: ListTool, args: dict[str, Any]) -> dict[str, Any]:
         table = self._tables[spec.table]
         clause, params = self._where(table, args)
         total = conn.execute(f"SELECT count(*) FROM {_q(table.name)}{clause}", params).fetchone()[0]
@@ -234,7 +248,7 @@ class Executor:
         next_offset = offset + len(items) if offset + len(items) < total else None
         return {"items": items, "total": total, "next_offset": next_offset}
 
-    def _aggregate(self, conn: sqlite3.Connection, spec: ToolSpec, args: dict[str, Any]) -> dict[str, Any]:
+    def _aggregate(self, conn: sqlite3.Connection, spec: AggregateTool, args: dict[str, Any]) -> dict[str, Any]:
         table = self._tables.get(args["table"])
         if table is None:
             raise ToolError("invalid_argument", f"unknown table {args['table']!r}; tables: {', '.join(self._tables)}")
@@ -276,7 +290,7 @@ class Executor:
             "total_groups": total,
         }
 
-    def _create(self, conn: sqlite3.Connection, spec: ToolSpec, args: dict[str, Any]) -> dict[str, Any]:
+    def _create(self, conn: sqlite3.Connection, spec: CreateTool, args: dict[str, Any]) -> dict[str, Any]:
         table = self._tables[spec.table]
         self._check_refs(conn, table, args)
         values = {c: args[c] for c in spec.columns if c in args}
@@ -294,7 +308,7 @@ class Executor:
         self._keep_rules(conn, {table.name: {new_id}})
         return self._row(conn, table, new_id)
 
-    def _update(self, conn: sqlite3.Connection, spec: ToolSpec, args: dict[str, Any]) -> dict[str, Any]:
+    def _update(self, conn: sqlite3.Connection, spec: UpdateTool, args: dict[str, Any]) -> dict[str, Any]:
         table = self._tables[spec.table]
         row = self._row(conn, table, args["id"])
         status = spec.status_column
@@ -347,7 +361,7 @@ class Executor:
                 out[c.name] = self.clock[:10] if c.semantic == "date" else self.clock
         return out
 
-    def _check_move(self, spec: ToolSpec, table: Table, row_id: int, current: str, new: str) -> None:
+    def _check_move(self, spec: UpdateTool, table: Table, row_id: int, current: str, new: str) -> None:
         subject = f"{nice(table.entity)} {row_id}"
         if new in spec.reserved:
             raise ToolError(
@@ -362,16 +376,16 @@ class Executor:
                 f"{subject} is '{current}'; {spec.status_column} cannot become '{new}' ({where})",
             )
 
-    def _delete(self, conn: sqlite3.Connection, spec: ToolSpec, args: dict[str, Any]) -> dict[str, Any]:
+    def _delete(self, conn: sqlite3.Connection, spec: DeleteTool, args: dict[str, Any]) -> dict[str, Any]:
         table = self._tables[spec.table]
         row = self._row(conn, table, args["id"])
         conn.execute(f"DELETE FROM {_q(table.name)} WHERE id = ?", (args["id"],))
         return row
 
-    def _transition(self, conn: sqlite3.Connection, spec: ToolSpec, args: dict[str, Any]) -> dict[str, Any]:
+    def _transition(self, conn: sqlite3.Connection, spec: TransitionTool, args: dict[str, Any]) -> dict[str, Any]:
         table = self._tables[spec.table]
         row = self._row(conn, table, args["id"])
-        status_col = spec.status_column or "status"
+        status_col = spec.status_column
         current = row[status_col]
         if current not in spec.allowed_from:
             raise ToolError(
@@ -395,7 +409,7 @@ class Executor:
         self._keep_rules(conn, touched)
         return self._row(conn, table, args["id"])
 
-    def _apply(self, conn: sqlite3.Connection, spec: ToolSpec, e: Effect, row_id: int) -> Touched:
+    def _apply(self, conn: sqlite3.Connection, spec: TransitionTool, e: Effect, row_id: int) -> Touched:
         if e.kind == "cascade_status":
             marks = ", ".join("?" for _ in e.allowed_from)
             moved = conn.execute(

@@ -1,4 +1,5 @@
-"""The tool model: a spec is data (kind, table, JSON Schemas, errors, declared effects).
+"""The tool model: a spec is data (kind, table, JSON Schemas, errors, declared effects), one model
+per tool kind (:data:`ToolSpec` is their union, told apart by ``kind``), each with only its own fields.
 
 Shared by the builders (:mod:`pipeline.tools.specs`, :mod:`pipeline.tools.operations`,
 :mod:`pipeline.tools.stats`), the one executor and the probes, so none of them imports
@@ -7,9 +8,18 @@ another's internals.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import copy
+from typing import Annotated, Any, Literal, TypeVar, overload
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializationInfo,
+    field_serializer,
+    field_validator,
+    model_validator,
+)
 
 from pipeline.world.schema import Column, Table
 
@@ -60,40 +70,176 @@ class Effect(BaseModel):
     quantity: str | None = None
 
 
-class ToolSpec(BaseModel):
+class _Tool(BaseModel):
+    """What every tool kind has: its name, its words for the agent, the table it works on, the JSON
+    Schemas of its arguments and result, and the typed errors it may return."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    name: str
-    description: str
-    kind: ToolKind
-    table: str
-    mode: Literal["read", "write"]
-    parameters: dict[str, Any]
-    result: dict[str, Any]
-    errors: tuple[str, ...]
-    columns: tuple[str, ...] = ()
-    """Columns a create/update may write (besides an update's status), or a list may filter on."""
-    status_column: str | None = None
-    """The status a transition sets, or that an update may move along ``transitions``."""
-    to: str | None = None
-    allowed_from: tuple[str, ...] = ()
-    sets_time: str | None = None
-    transitions: dict[str, tuple[str, ...]] | None = None
-    """For an update that may move the status: value -> values it may move to."""
-    reserved: dict[str, str] = {}
-    """For an update: status value -> the operation that alone may set it."""
-    effects: tuple[Effect, ...] = ()
+    name: str = Field(description="The tool's name, snake_case words (``list_orders``), unique in its toolset.")
+    description: str = Field(description="What the tool does, in words the agent reads before calling it.")
+    table: str = Field(description="The table the tool reads or writes (the only one it can reach).")
+    parameters: dict[str, Any] = Field(description="JSON Schema (2020-12) of the call's arguments.")
+    result: dict[str, Any] = Field(description="JSON Schema of what a successful call returns.")
+    errors: tuple[str, ...] = Field(description="The typed error codes a call may return (keys of ERROR_STATUS).")
+
+
+class GetTool(_Tool):
+    """Fetch one record by its numeric id."""
+
+    kind: Literal["get"] = Field(description="Tool kind: one record by id.")
+    mode: Literal["read"] = Field(default="read", description="Reads only.")
+
+
+class ListTool(_Tool):
+    """Search a table with typed filters, sorting and paging."""
+
+    kind: Literal["list"] = Field(description="Tool kind: filtered, sorted, paged search.")
+    mode: Literal["read"] = Field(default="read", description="Reads only.")
+    columns: tuple[str, ...] = Field(description="The columns a call may filter on.")
+
+
+class AggregateTool(_Tool):
+    """A report over one amount-carrying table: a count or an amount's total, average or bounds,
+    optionally grouped, over the rows of one status, category or related record."""
+
+    kind: Literal["aggregate"] = Field(description="Tool kind: a statistics report.")
+    mode: Literal["read"] = Field(default="read", description="Reads only.")
+    columns: tuple[str, ...] = Field(description="The columns a report may group by or take a 'where' on.")
+
+
+class CreateTool(_Tool):
+    """Insert one record; a status starts at its first value."""
+
+    kind: Literal["create"] = Field(description="Tool kind: insert one record.")
+    mode: Literal["write"] = Field(default="write", description="Writes.")
+    columns: tuple[str, ...] = Field(description="The columns a call may set (never a status).")
+
+
+class UpdateTool(_Tool):
+    """Change fields of one record; its status, if it has a movable one, only along the blueprint's
+    transitions and never to a value an operation alone may set."""
+
+    kind: Literal["update"] = Field(description="Tool kind: change fields of one record by id.")
+    mode: Literal["write"] = Field(default="write", description="Writes.")
+    columns: tuple[str, ...] = Field(description="The columns a call may set, besides the status.")
+    status_column: str | None = Field(
+        default=None, description="The status a call may move along ``transitions``, if any."
+    )
+    transitions: dict[str, tuple[str, ...]] | None = Field(
+        default=None, description="With ``status_column``: status value -> the values it may move to (none: final)."
+    )
+    reserved: dict[str, str] = Field(
+        default_factory=dict, description="Status value -> the operation that alone may set it (the update refuses it)."
+    )
+
+    @model_validator(mode="after")
+    def _status_moves(self) -> UpdateTool:
+        if (self.status_column is None) != (self.transitions is None) or (self.reserved and self.status_column is None):
+            raise ValueError(f"update {self.name}: status_column, transitions and reserved go together")
+        return self
+
+
+class DeleteTool(_Tool):
+    """Delete one record by its id, returning it as it was."""
+
+    kind: Literal["delete"] = Field(description="Tool kind: delete one record by id.")
+    mode: Literal["write"] = Field(default="write", description="Writes.")
+
+
+class TransitionTool(_Tool):
+    """A business operation: moves one record's status from one of ``allowed_from`` to ``to`` and
+    applies its ``effects``, in one transaction."""
+
+    kind: Literal["transition"] = Field(description="Tool kind: a guarded status change (a business operation).")
+    mode: Literal["write"] = Field(default="write", description="Writes.")
+    status_column: str = Field(description="The status column the operation sets.")
+    to: str = Field(description="The value it sets.")
+    allowed_from: tuple[str, ...] = Field(description="The values the status must hold for the call to be allowed.")
+    sets_time: str | None = Field(default=None, description="A time column set to the clock by the same call, if any.")
+    effects: tuple[Effect, ...] = Field(default=(), description="Side effects applied in the same transaction.")
+
+
+ToolSpec = Annotated[
+    GetTool | ListTool | AggregateTool | CreateTool | UpdateTool | DeleteTool | TransitionTool,
+    Field(discriminator="kind"),
+]
+"""One tool, typed by its kind (the ``kind`` field picks the model)."""
+StatusTool = UpdateTool | TransitionTool
+"""The kinds that may move a status."""
+_KINDS: dict[str, type[_Tool]] = {
+    "get": GetTool,
+    "list": ListTool,
+    "aggregate": AggregateTool,
+    "create": CreateTool,
+    "update": UpdateTool,
+    "delete": DeleteTool,
+    "transition": TransitionTool,
+}
+
+_WIRE: dict[str, Any] = {
+    "columns": [],
+    "status_column": None,
+    "to": None,
+    "allowed_from": [],
+    "sets_time": None,
+    "transitions": None,
+    "reserved": {},
+    "effects": [],
+}
+"""tools.json keeps one record shape for every kind: a field a kind does not have is written with this
+empty value (so bundles read the same as before the kinds had models of their own), and dropped again on
+reading, where any other value for it is refused."""
+_WIRE_ORDER = ("name", "description", "kind", "table", "mode", "parameters", "result", "errors", *_WIRE)
+
+
+def _to_wire(spec: _Tool, info: SerializationInfo) -> dict[str, Any]:
+    data = spec.model_dump(mode=info.mode)
+    json = info.mode_is_json()
+    for key, empty in _WIRE.items():
+        if key not in data:
+            data[key] = empty if json else tuple(empty) if isinstance(empty, list) else copy.copy(empty)
+    return {key: data[key] for key in _WIRE_ORDER}
+
+
+def _from_wire(data: Any) -> Any:
+    model = _KINDS.get(str(data.get("kind"))) if isinstance(data, dict) else None
+    if model is None:
+        return data
+    own = model.model_fields
+    return {k: v for k, v in data.items() if k in own or k not in _WIRE or v not in (None, [], (), {})}
+
+
+_T = TypeVar("_T", bound=_Tool)
 
 
 class Toolset(BaseModel):
+    """The tool surface of one environment, in the order an agent sees it."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    domain: str
-    tools: tuple[ToolSpec, ...]
+    domain: str = Field(description="The domain the tools serve (the schema's domain).")
+    tools: tuple[ToolSpec, ...] = Field(description="Every tool, names unique.")
 
-    def get(self, name: str) -> ToolSpec:
+    @field_validator("tools", mode="before")
+    @classmethod
+    def _read_wire(cls, value: Any) -> Any:
+        return tuple(_from_wire(v) for v in value) if isinstance(value, (list, tuple)) else value
+
+    @field_serializer("tools")
+    def _write_wire(self, tools: tuple[ToolSpec, ...], info: SerializationInfo) -> list[dict[str, Any]]:
+        return [_to_wire(t, info) for t in tools]
+
+    @overload
+    def get(self, name: str) -> ToolSpec: ...
+    @overload
+    def get(self, name: str, kind: type[_T]) -> _T: ...
+    def get(self, name: str, kind: type[_Tool] | None = None) -> _Tool:
+        """The tool called ``name`` (KeyError if none); with ``kind``, TypeError unless it is of that kind."""
         for t in self.tools:
             if t.name == name:
+                if kind is not None and not isinstance(t, kind):
+                    raise TypeError(f"tool {name} is a {t.kind} tool, not {kind.__name__}")
                 return t
         raise KeyError(name)
 

@@ -3,7 +3,7 @@ the side effects the schema implies (cascading cancellations, restocking)."""
 
 from __future__ import annotations
 
-from pipeline.tools.model import ERRORS, Effect, ToolSpec, id_param, object_schema, row_schema
+from pipeline.tools.model import ERRORS, Effect, TransitionTool, id_param, object_schema, row_schema
 from pipeline.world.schema import Schema, Table
 
 RELEASE_VALUES = frozenset({"cancelled", "canceled", "void", "voided", "returned", "refunded", "withdrawn", "revoked"})
@@ -72,7 +72,7 @@ def _effect_text(schema: Schema, e: Effect) -> str:
     )
 
 
-def operation_tools(schema: Schema) -> list[ToolSpec]:
+def operation_tools(schema: Schema) -> list[TransitionTool]:
     out = []
     for op in schema.operations:
         table = schema.table(op.table)
@@ -81,11 +81,10 @@ def operation_tools(schema: Schema) -> list[ToolSpec]:
         also = f" In the same transaction, {'; '.join(_effect_text(schema, e) for e in effects)}." if effects else ""
         errors = ERRORS["transition"] + (("constraint_violation",) if any(e.kind == "restock" for e in effects) else ())
         out.append(
-            ToolSpec(
+            TransitionTool(
                 name=op.name,
                 kind="transition",
                 table=table.name,
-                mode="write",
                 description=f"{op.description.rstrip('.')}. Sets the {table.noun}'s {table.column(op.column).label} to "
                 f"'{op.to}'; allowed only when it is {allowed}.{also} Returns the updated record.",
                 parameters=object_schema({"id": id_param(table)}, ["id"]),

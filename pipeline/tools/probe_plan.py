@@ -10,7 +10,16 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from pipeline.tools.specs import Toolset, ToolSpec, group_columns, measure_columns
+from pipeline.tools.specs import (
+    CreateTool,
+    StatusTool,
+    Toolset,
+    ToolSpec,
+    TransitionTool,
+    UpdateTool,
+    group_columns,
+    measure_columns,
+)
 from pipeline.world.schema import Schema
 from pipeline.world.timeline import terminal
 
@@ -44,8 +53,8 @@ class ProbeReport:
         }
 
 
-def _moves_forbidden(spec: ToolSpec, values: tuple[str, ...]) -> bool:
-    if spec.kind == "transition":
+def _moves_forbidden(spec: StatusTool, values: tuple[str, ...]) -> bool:
+    if isinstance(spec, TransitionTool):
         return any(v not in spec.allowed_from for v in values)
     transitions = spec.transitions or {}
     return any(
@@ -66,20 +75,17 @@ def plan(spec: ToolSpec, schema: Schema) -> list[str]:
         cases.append("missing_field")
     if spec.kind in ("get", "update", "delete", "transition"):
         cases.append("unknown_id")
-    if spec.kind == "create":
+    if isinstance(spec, CreateTool):
         if any(c.name in spec.columns for c in table.foreign_keys):
             cases.append("unknown_reference")
         if any(c.unique and c.name in spec.columns and not c.references for c in table.columns):
             cases.append("duplicate_unique")
-    status = table.column(spec.status_column) if spec.status_column else None
-    if (
-        status is not None
-        and status.values
-        and spec.kind in ("transition", "update")
-        and _moves_forbidden(spec, status.values)
-    ):
+    if not isinstance(spec, (UpdateTool, TransitionTool)) or spec.status_column is None:
+        return cases
+    status = table.column(spec.status_column)
+    if status.values and _moves_forbidden(spec, status.values):
         cases.append("forbidden_transition")
-    if spec.kind == "update" and status is not None and any(terminal(status, v) for v in status.values or ()):
+    if isinstance(spec, UpdateTool) and any(terminal(status, v) for v in status.values or ()):
         cases.append("final_record")
     return cases
 

@@ -16,13 +16,22 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
 from jsonschema import Draft202012Validator
 
 from pipeline.tools.executor import Executor, ToolError, open_copy
 from pipeline.tools.probe_plan import EXPECTED, VALID, ProbeReport, plan
-from pipeline.tools.specs import Toolset, ToolSpec, group_columns, measure_columns
+from pipeline.tools.specs import (
+    CreateTool,
+    ListTool,
+    Toolset,
+    ToolSpec,
+    TransitionTool,
+    UpdateTool,
+    group_columns,
+    measure_columns,
+)
 from pipeline.world.schema import Schema, Table
 from pipeline.world.sqlnames import quote_ident as _q
 from pipeline.world.timeline import passed_through, stamps_of, terminal
@@ -30,6 +39,9 @@ from pipeline.world.timeline import passed_through, stamps_of, terminal
 
 class ProbeFailure(ValueError):
     """One or more tools did not behave as their specs say; the message names each one."""
+
+
+_K = TypeVar("_K")
 
 
 class _Mismatch(Exception):
@@ -44,6 +56,12 @@ class _Prober:
         self.table = schema.table(spec.table) if spec.table else None
         self.result = Draft202012Validator(spec.result)
         self.arguments = Draft202012Validator(spec.parameters)
+
+    def of(self, kind: type[_K]) -> _K:
+        """The spec as the kind a case is for (a case planned for another kind is a mismatch)."""
+        if not isinstance(self.spec, kind):
+            raise _Mismatch(f"a {self.spec.kind} tool has no {kind.__name__} case")
+        return self.spec
 
     # -- state helpers -------------------------------------------------------------------
 
@@ -119,7 +137,7 @@ class _Prober:
         table = self.need_table()
         row = self.rows(table, limit=1)[0]
         required = set(self.spec.parameters.get("required", []))
-        args = {c: row[c] for c in self.spec.columns if c in required and row.get(c) is not None}
+        args = {c: row[c] for c in self.of(CreateTool).columns if c in required and row.get(c) is not None}
         for c in table.columns:
             if c.name in args and c.sql_type == "BOOLEAN":
                 args[c.name] = bool(args[c.name])
@@ -191,12 +209,13 @@ class _Prober:
         table = self.need_table()
         if case == "unknown_reference":
             args = self.create_args()
-            fk = next(c for c in table.foreign_keys if c.name in self.spec.columns)
+            fk = next(c for c in table.foreign_keys if c.name in self.of(CreateTool).columns)
             args[fk.name] = self.missing_id(self.schema.table(str(fk.references)))
             return args, code
         if case == "duplicate_unique":
             args = self.create_args()
-            col = next(c for c in table.columns if c.unique and c.name in self.spec.columns and not c.references)
+            writes = self.of(CreateTool).columns
+            col = next(c for c in table.columns if c.unique and c.name in writes and not c.references)
             taken = self.conn.execute(
                 f"SELECT {_q(col.name)} FROM {_q(table.name)} WHERE {_q(col.name)} IS NOT NULL ORDER BY id LIMIT 1"
             ).fetchone()
@@ -207,7 +226,7 @@ class _Prober:
         if case == "forbidden_transition":
             return self.forbidden(), code
         if case == "final_record":
-            status = str(self.spec.status_column)
+            status = str(self.of(UpdateTool).status_column)
             final = next(v for v in table.column(status).values or () if terminal(table.column(status), v))
             row = self.in_state(table, status, [final])[0]
             return {"id": row["id"], **self.update_change(row)}, code
@@ -240,11 +259,12 @@ class _Prober:
                 raise _Mismatch(f"unfiltered page: total {page['total']} (table has {total})")
             return
         row = self.rows(table, limit=1)[0]
+        filters = self.of(ListTool).columns
         col = next(
             (
                 c
                 for c in table.columns
-                if c.name in self.spec.columns
+                if c.name in filters
                 and row[c.name] is not None
                 and (c.values or c.references or c.sql_type == "BOOLEAN")
             ),
@@ -282,12 +302,12 @@ class _Prober:
 
     def update_change(self, row: dict[str, Any]) -> dict[str, Any]:
         """One field set to a value another record has (or its own), never a unique clash."""
-        table = self.need_table()
+        table, spec = self.need_table(), self.of(UpdateTool)
         others = self.rows(table, "WHERE id != ?", (row["id"],), limit=1)
         candidates = [
             (c, others[0][c.name] if others and not c.unique and others[0][c.name] is not None else row[c.name])
             for c in table.columns
-            if c.name in self.spec.columns and row[c.name] is not None
+            if c.name in spec.columns and row[c.name] is not None
         ]
         # Prefer a real change (another record's value); a unique field can only take its own value again.
         candidates.sort(key=lambda cv: cv[0].unique)
@@ -295,7 +315,7 @@ class _Prober:
             value = bool(value) if c.sql_type == "BOOLEAN" else value
             if not list(self.arguments.iter_errors({"id": row["id"], c.name: value})):
                 return {c.name: value}
-        status = self.spec.status_column
+        status = spec.status_column
         if status is not None:
             return {status: row[status]}
         raise _Mismatch("no field this update can set")
@@ -320,28 +340,28 @@ class _Prober:
             raise _Mismatch("the record is still there")
 
     def valid_transition(self, case: str) -> None:
-        table = self.need_table()
-        status = str(self.spec.status_column)
+        table, spec = self.need_table(), self.of(TransitionTool)
+        status = spec.status_column
         last = ""
-        for row in self.in_state(table, status, list(self.spec.allowed_from)):
+        for row in self.in_state(table, status, list(spec.allowed_from)):
             try:
-                result = self.executor.call(self.conn, self.spec.name, {"id": row["id"]})
+                result = self.executor.call(self.conn, spec.name, {"id": row["id"]})
             except ToolError as exc:
                 last = f"{exc.code}: {exc.message}"
                 continue
             errors = list(self.result.iter_errors(result))
             if errors:
                 raise _Mismatch(f"result does not match the result schema: {errors[0].message}")
-            if result[status] != self.spec.to:
-                raise _Mismatch(f"status is {result[status]!r}, expected {self.spec.to!r}")
-            if self.spec.sets_time and result[self.spec.sets_time] != self.executor.clock:
-                raise _Mismatch(f"{self.spec.sets_time} was not set to the clock")
+            if result[status] != spec.to:
+                raise _Mismatch(f"status is {result[status]!r}, expected {spec.to!r}")
+            if spec.sets_time and result[spec.sets_time] != self.executor.clock:
+                raise _Mismatch(f"{spec.sets_time} was not set to the clock")
             self.check_cascades(row["id"])
             return
         raise _Mismatch(f"no record in an allowed state could take the transition ({last})")
 
     def check_cascades(self, row_id: int) -> None:
-        for e in self.spec.effects:
+        for e in self.of(TransitionTool).effects:
             if e.kind != "cascade_status":
                 continue
             marks = ", ".join("?" for _ in e.allowed_from)
@@ -353,18 +373,20 @@ class _Prober:
                 raise _Mismatch(f"{left} {e.table} were not moved to {e.to!r}")
 
     def forbidden(self) -> dict[str, Any]:
-        table = self.need_table()
-        status = str(self.spec.status_column)
+        table, spec = self.need_table(), self.spec
+        if isinstance(spec, TransitionTool):
+            values = tuple(table.column(spec.status_column).values or ())
+            bad = next(v for v in values if v not in spec.allowed_from)
+            return {"id": self.in_state(table, spec.status_column, [bad])[0]["id"]}
+        update = self.of(UpdateTool)
+        status = str(update.status_column)
         values = tuple(table.column(status).values or ())
-        if self.spec.kind == "transition":
-            bad = next(v for v in values if v not in self.spec.allowed_from)
-            return {"id": self.in_state(table, status, [bad])[0]["id"]}
-        transitions = self.spec.transitions or {}
+        transitions = update.transitions or {}
         src, dst = next(
             (s, d)
             for s in values
             for d in values
-            if d != s and (d in self.spec.reserved or d not in transitions.get(s, ()))
+            if d != s and (d in update.reserved or d not in transitions.get(s, ()))
         )
         return {"id": self.in_state(table, status, [src])[0]["id"], status: dst}
 

@@ -1,6 +1,6 @@
 """Step 3: schema -> the tools of one environment, as declarative specs.
 
-A tool is data (:class:`ToolSpec`: a kind, the table it works on, the JSON Schemas of its
+A tool is data (:data:`ToolSpec`, one model per kind: the table it works on, the JSON Schemas of its
 arguments and result, whether it writes, the typed errors it can return and, for
 business operations, the declared side effects). One fixed executor
 (:mod:`pipeline.tools.executor`) interprets every spec; nothing generated is executed.
@@ -34,10 +34,18 @@ from pipeline.tools.model import (
     MAX_ID,
     MAX_PAGE_SIZE,
     METRICS,
+    AggregateTool,
+    CreateTool,
+    DeleteTool,
     Effect,
+    GetTool,
+    ListTool,
+    StatusTool,
     ToolKind,
     Toolset,
     ToolSpec,
+    TransitionTool,
+    UpdateTool,
     filter_props,
     filterable,
     group_columns,
@@ -68,10 +76,18 @@ __all__ = [
     "MIN_TOOLS",
     "RELEASE_VALUES",
     "STOCK_NAMES",
+    "AggregateTool",
+    "CreateTool",
+    "DeleteTool",
     "Effect",
+    "GetTool",
+    "ListTool",
+    "StatusTool",
     "ToolKind",
     "ToolSpec",
     "Toolset",
+    "TransitionTool",
+    "UpdateTool",
     "build_toolset",
     "group_columns",
     "measure_columns",
@@ -84,12 +100,11 @@ MIN_TOOLS, MAX_TOOLS = 30, 60
 """The size of every environment's tool surface."""
 
 
-def _get_tool(table: Table) -> ToolSpec:
-    return ToolSpec(
+def _get_tool(table: Table) -> GetTool:
+    return GetTool(
         name=tool_name("get", table.noun),
         kind="get",
         table=table.name,
-        mode="read",
         description=f"Fetch one {table.noun} ({what(table)}) by its numeric id. "
         f"Returns every field, or a not_found error if no {table.noun} has that id.",
         parameters=object_schema({"id": id_param(table)}, ["id"]),
@@ -98,7 +113,7 @@ def _get_tool(table: Table) -> ToolSpec:
     )
 
 
-def _list_tool(table: Table) -> ToolSpec:
+def _list_tool(table: Table) -> ListTool:
     props = filter_props(table)
     props["order_by"] = {
         "type": "string",
@@ -129,11 +144,10 @@ def _list_tool(table: Table) -> ToolSpec:
         },
         ["items", "total", "next_offset"],
     )
-    return ToolSpec(
+    return ListTool(
         name=tool_name("list", table.plural),
         kind="list",
         table=table.name,
-        mode="read",
         description=f"Search {table.plural} ({what(table)}). Every filter is optional and filters combine with "
         f"AND; results are sorted (order_by, descending) and paged: at most {MAX_PAGE_SIZE} per call, "
         "next_offset fetches the next page and 'total' counts all matches.",
@@ -144,17 +158,16 @@ def _list_tool(table: Table) -> ToolSpec:
     )
 
 
-def _create_tool(table: Table) -> ToolSpec:
+def _create_tool(table: Table) -> CreateTool:
     cols = writable(table)
     props = {c.name: value_schema(c) for c in cols}
     required = [c.name for c in cols if not c.nullable]
     status = next((c for c in table.columns if c.semantic == "status" and c.values), None)
     starts = f" A new {table.noun} starts with {status.label} '{status.values[0]}'." if status and status.values else ""
-    return ToolSpec(
+    return CreateTool(
         name=tool_name("create", table.noun),
         kind="create",
         table=table.name,
-        mode="write",
         description=f"Create a new {table.noun}. Required: {', '.join(required) or 'nothing'}. "
         f"Referenced ids must exist; unique fields must not clash.{starts}{rules_text(table)} "
         "Returns the created record with its new id.",
@@ -169,7 +182,7 @@ def _moves(transitions: dict[str, tuple[str, ...]]) -> str:
     return "; ".join(f"{src} -> {', '.join(dsts)}" for src, dsts in transitions.items())
 
 
-def _update_tool(table: Table, schema: Schema) -> ToolSpec:
+def _update_tool(table: Table, schema: Schema) -> UpdateTool:
     cols = writable(table)
     props: dict[str, Any] = {"id": id_param(table)}
     props.update({c.name: value_schema(c) for c in cols})
@@ -187,11 +200,10 @@ def _update_tool(table: Table, schema: Schema) -> ToolSpec:
         finals = [v for v in status.values or () if not transitions.get(v)]
         if finals:
             note += f" A {table.noun} that is {options(finals)} is final and cannot be changed."
-    return ToolSpec(
+    return UpdateTool(
         name=tool_name("update", table.noun),
         kind="update",
         table=table.name,
-        mode="write",
         description=f"Change fields of an existing {table.noun} given its id; fields left out keep their "
         f"value.{note}{rules_text(table)} Returns the updated record.",
         parameters={**object_schema(props, ["id"]), "minProperties": 2},
@@ -204,12 +216,11 @@ def _update_tool(table: Table, schema: Schema) -> ToolSpec:
     )
 
 
-def _delete_tool(table: Table) -> ToolSpec:
-    return ToolSpec(
+def _delete_tool(table: Table) -> DeleteTool:
+    return DeleteTool(
         name=tool_name("delete", table.noun),
         kind="delete",
         table=table.name,
-        mode="write",
         description=f"Delete one {table.noun} by its id, permanently. Returns the record as it was.",
         parameters=object_schema({"id": id_param(table)}, ["id"]),
         result=row_schema(table),
@@ -277,7 +288,7 @@ def _trim(schema: Schema, tools: list[ToolSpec]) -> list[ToolSpec]:
     roles = {t.name: table_role(t) for t in schema.tables}
 
     def plain_update(s: ToolSpec) -> bool:
-        return s.kind == "update" and s.status_column is None
+        return isinstance(s, UpdateTool) and s.status_column is None
 
     stages = (
         lambda s: s.kind == "get" and s.table in leaves,

@@ -21,7 +21,7 @@ from pipeline.tools.model import (
     ERRORS,
     MAX_PAGE_SIZE,
     METRICS,
-    ToolSpec,
+    AggregateTool,
     bare,
     group_columns,
     measure_columns,
@@ -72,7 +72,7 @@ def tool_name(noun: str, what: str) -> str:
     return "_".join(f"{noun} {what}".lower().split())
 
 
-def statistics_tool(table: Table) -> ToolSpec:
+def statistics_tool(table: Table) -> AggregateTool:
     measures, groups = measure_columns(table), group_columns(table)
     amounts = ", ".join(c.label for c in measures)
     breakdown = ", ".join(c.label for c in groups)
@@ -124,11 +124,10 @@ def statistics_tool(table: Table) -> ToolSpec:
         },
         ["table", "metric", "column", "group_by", "groups", "total_groups"],
     )
-    return ToolSpec(
+    return AggregateTool(
         name=tool_name(table.noun, "statistics"),
         kind="aggregate",
         table=table.name,
-        mode="read",
         description=f"Report on {table.plural}: how many there are, or the total, average, lowest or highest "
         f"{amounts}, optionally one figure per {breakdown}, over the {table.plural} of one "
         f"{' / '.join(c.label for c in groups)} ('where'). Finer conditions (dates, thresholds, text) "

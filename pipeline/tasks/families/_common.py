@@ -14,7 +14,7 @@ from pipeline.tasks.filters import Rows
 from pipeline.tasks.locate import Found, describe
 from pipeline.tasks.model import Skip
 from pipeline.tasks.words import NUMERIC, field_words, words
-from pipeline.tools.specs import ToolSpec
+from pipeline.tools.specs import TransitionTool, UpdateTool
 from pipeline.world.schema import Column, Table
 from pipeline.world.timeline import terminal
 
@@ -60,7 +60,7 @@ def settable(ctx: Context, table: Table, exclude: set[str] = frozenset()) -> lis
     tool = ctx.tool("update", table)
     if tool is None:
         return []
-    writable = set(ctx.toolset.get(tool).columns)
+    writable = set(ctx.toolset.get(tool, UpdateTool).columns)
     return [
         c
         for c in table.columns
@@ -100,17 +100,17 @@ def editable(ctx: Context, table: Table, row: dict[str, Any]) -> bool:
     return ctx.executor.guard.final_status(table, row) is None
 
 
-def leaves_open(ctx: Context, table: Table, op: ToolSpec) -> bool:
+def leaves_open(ctx: Context, table: Table, op: TransitionTool) -> bool:
     """After the operation the record can still be edited (its new status is not final)."""
     status = table.column(str(op.status_column))
     return not terminal(status, str(op.to))
 
 
-def operations(ctx: Context, table: Table) -> list[ToolSpec]:
-    return [t for t in ctx.toolset.tools if t.kind == "transition" and t.table == table.name]
+def operations(ctx: Context, table: Table) -> list[TransitionTool]:
+    return [t for t in ctx.toolset.tools if isinstance(t, TransitionTool) and t.table == table.name]
 
 
-def op_phrase(ctx: Context, rng: random.Random, op: ToolSpec, table: Table, subject: str) -> str:
+def op_phrase(ctx: Context, rng: random.Random, op: TransitionTool, table: Table, subject: str) -> str:
     """'cancel_order' on "the order ORD-1" -> "cancel the order ORD-1" (or a generic variant)."""
     entity = table.entity
     name = op.name
@@ -133,7 +133,7 @@ def op_phrase(ctx: Context, rng: random.Random, op: ToolSpec, table: Table, subj
     )
 
 
-def op_call(op: ToolSpec, row_id: int) -> ToolCall:
+def op_call(op: TransitionTool, row_id: int) -> ToolCall:
     return ToolCall(tool=op.name, arguments={"id": row_id})
 
 
@@ -165,7 +165,7 @@ def change_phrase(ctx: Context, rng: random.Random, column: Column, delta: Any) 
     return ctx.phrases.render(rng, "writes", form, column=field_words(column), amount=amount)
 
 
-def op_path(ctx: Context, table: Table, row: dict[str, Any], rng: random.Random) -> list[ToolSpec] | None:
+def op_path(ctx: Context, table: Table, row: dict[str, Any], rng: random.Random) -> list[TransitionTool] | None:
     """Operations that bring ``row`` to a status no single operation reaches from where it is.
 
     The plausible first move, the operation named after the goal, is refused from the current
@@ -178,7 +178,7 @@ def op_path(ctx: Context, table: Table, row: dict[str, Any], rng: random.Random)
     column = str(ops[0].status_column)
     start = row[column]
     direct = {str(o.to) for o in ops if start in o.allowed_from}
-    routes: dict[str, list[ToolSpec]] = {start: []}
+    routes: dict[str, list[TransitionTool]] = {start: []}
     frontier = [start]
     for _ in range(3):
         nxt = []
@@ -198,7 +198,7 @@ def op_path(ctx: Context, table: Table, row: dict[str, Any], rng: random.Random)
     return routes[rng.choice(sorted(goals))]
 
 
-def path_phrase(ctx: Context, rng: random.Random, table: Table, op: ToolSpec) -> str:
+def path_phrase(ctx: Context, rng: random.Random, table: Table, op: TransitionTool) -> str:
     """The goal of a path, never its steps: "make sure it ends up delivered"."""
     status = field_words(table.column(str(op.status_column)))
     return ctx.phrases.render(rng, "writes", "reach_status", to=words(str(op.to)), status=status)

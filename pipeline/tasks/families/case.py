@@ -59,7 +59,7 @@ from pipeline.tasks.families.request import (
 from pipeline.tasks.model import Candidate, Skip
 from pipeline.tasks.phrasing import sentence
 from pipeline.tasks.words import field_words
-from pipeline.tools.specs import ToolSpec
+from pipeline.tools.specs import TransitionTool as ToolSpec  # every op here is an operation's tool
 from pipeline.world.schema import Table
 from pipeline.world.sqlnames import quote_ident
 

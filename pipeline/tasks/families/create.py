@@ -18,6 +18,7 @@ from pipeline.tasks.locate import Found, Mode, describe
 from pipeline.tasks.model import Candidate, Skip
 from pipeline.tasks.phrasing import sentence
 from pipeline.tasks.words import column_words, field_words, relation_words
+from pipeline.tools.specs import CreateTool
 from pipeline.world.schema import Column, Table
 
 NAME = "create"
@@ -47,7 +48,7 @@ def _required(ctx: Context, table: Table) -> list[Column]:
     tool = ctx.tool("create", table)
     if tool is None:
         return []
-    writable = set(ctx.toolset.get(tool).columns)
+    writable = set(ctx.toolset.get(tool, CreateTool).columns)
     return [c for c in table.columns if c.name in writable and not c.nullable]
 
 

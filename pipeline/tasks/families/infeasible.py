@@ -34,7 +34,7 @@ from pipeline.tasks.locate import Found, find, named_parent
 from pipeline.tasks.model import Candidate, Skip
 from pipeline.tasks.phrasing import sentence
 from pipeline.tasks.words import NUMERIC, column_words, field_words, relation_words
-from pipeline.tools.specs import ToolSpec
+from pipeline.tools.specs import TransitionTool
 from pipeline.world.schema import Table
 
 NAME = "infeasible"
@@ -62,7 +62,7 @@ def reachable_statuses(table: Table, column: str, start: str) -> set[str]:
     return set(reachable(moves(table, column, ()), start))
 
 
-def _blocked_ops(ctx: Context, table: Table, row: dict[str, Any]) -> list[ToolSpec]:
+def _blocked_ops(ctx: Context, table: Table, row: dict[str, Any]) -> list[TransitionTool]:
     """Operations the row's status forbids under every reading of the request: not those whose
     goal already holds (the row is at the target status or past it: refusing would be no more
     right than doing nothing), and not those whose goal some legal sequence of moves reaches

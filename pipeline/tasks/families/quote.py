@@ -38,7 +38,7 @@ from pipeline.tasks.families.request import (
 from pipeline.tasks.model import Candidate, Skip
 from pipeline.tasks.phrasing import sentence
 from pipeline.tasks.words import field_words
-from pipeline.tools.specs import ToolSpec
+from pipeline.tools.specs import TransitionTool
 from pipeline.world.schema import Table
 
 NAME = "quote"
@@ -54,7 +54,7 @@ LEVELS: dict[int, dict[str, Any]] = {
 
 
 def _accept(ctx: Context, refused: int) -> Any:
-    def accept(op: ToolSpec, table: Table, chosen: list[dict[str, Any]], kinds: list[str]) -> bool:
+    def accept(op: TransitionTool, table: Table, chosen: list[dict[str, Any]], kinds: list[str]) -> bool:
         if money_column(table) is None or "allowed" not in kinds or len(kinds) - kinds.count("allowed") < refused:
             return False
         return all(k != "status" or _unreachable(ctx, op, table, r) for r, k in zip(chosen, kinds, strict=True))

@@ -39,7 +39,7 @@ from pipeline.tasks.filters import Filter, merge
 from pipeline.tasks.model import Candidate, Skip
 from pipeline.tasks.phrasing import sentence
 from pipeline.tasks.words import field_words, words
-from pipeline.tools.specs import ToolSpec
+from pipeline.tools.specs import TransitionTool
 from pipeline.world.schema import Column, Table
 
 NAME = "request"
@@ -190,7 +190,7 @@ def _identify(ctx: Context, rng: random.Random, person: Table, row: dict[str, An
     raise Skip("person_not_unique")
 
 
-def _decide(ctx: Context, op: ToolSpec, table: Table, row: dict[str, Any]) -> tuple[str, Rule | None]:
+def _decide(ctx: Context, op: TransitionTool, table: Table, row: dict[str, Any]) -> tuple[str, Rule | None]:
     """'allowed', 'status' (the tools refuse it) or 'policy' (a staff rule forbids it) for ``op`` on ``row``."""
     if row[str(op.status_column)] not in op.allowed_from:
         return "status", None
@@ -199,7 +199,7 @@ def _decide(ctx: Context, op: ToolSpec, table: Table, row: dict[str, Any]) -> tu
 
 
 def _fits(
-    ctx: Context, op: ToolSpec, table: Table, chosen: list[dict[str, Any]], kinds: list[str], policy: int
+    ctx: Context, op: TransitionTool, table: Table, chosen: list[dict[str, Any]], kinds: list[str], policy: int
 ) -> bool:
     """The level's shape: a staff rule refuses a record exactly when the level asks for one, at
     least one record is allowed, and a record its status refuses is unreachable by any legal path
@@ -209,7 +209,7 @@ def _fits(
     return all(kind != "status" or _unreachable(ctx, op, table, row) for row, kind in zip(chosen, kinds, strict=True))
 
 
-def base_rules(ctx: Context, op: ToolSpec, table: Table) -> set[str]:
+def base_rules(ctx: Context, op: TransitionTool, table: Table) -> set[str]:
     """The rules every request about ``op`` on ``table`` relies on: its lifecycle and "my latest"."""
     rules = {r.id for r in ctx.policy.rules if r.kind == "lifecycle" and r.operation == op.name}
     return rules | {r.id for r in ctx.policy.rules if r.kind == "priority" and r.table == table.name}
@@ -217,7 +217,7 @@ def base_rules(ctx: Context, op: ToolSpec, table: Table) -> set[str]:
 
 def judge(
     ctx: Context,
-    op: ToolSpec,
+    op: TransitionTool,
     row: dict[str, Any],
     kind: str,
     calls: list[ToolCall],
@@ -234,7 +234,7 @@ def judge(
     rules |= {r.id for r in ctx.policy.staff_rules(op.name)}
 
 
-def refusal(op: ToolSpec, row: dict[str, Any], kind: str, rule: Rule | None) -> dict[str, Any] | None:
+def refusal(op: TransitionTool, row: dict[str, Any], kind: str, rule: Rule | None) -> dict[str, Any] | None:
     """The refusal object for a record the operation may not go through for (None where it may): the
     status that forbids it, or the staff rule."""
     if kind == "status":
@@ -244,13 +244,13 @@ def refusal(op: ToolSpec, row: dict[str, Any], kind: str, rule: Rule | None) -> 
     return None
 
 
-def _unreachable(ctx: Context, op: ToolSpec, table: Table, row: dict[str, Any]) -> bool:
+def _unreachable(ctx: Context, op: TransitionTool, table: Table, row: dict[str, Any]) -> bool:
     """No sequence of legal moves takes ``row`` to the status ``op`` sets."""
     column = str(op.status_column)
     return refusal_is_sound(ctx.schema, table.name, column, str(row[column]), str(op.to)) is None
 
 
-def _checks(ctx: Context, op: ToolSpec, row: dict[str, Any]) -> list[ToolCall]:
+def _checks(ctx: Context, op: TransitionTool, row: dict[str, Any]) -> list[ToolCall]:
     """Reads the staff rules of ``op`` need beyond the record itself (a related record's value)."""
     calls = []
     for rule in ctx.policy.staff_rules(op.name):
@@ -260,7 +260,7 @@ def _checks(ctx: Context, op: ToolSpec, row: dict[str, Any]) -> list[ToolCall]:
     return calls
 
 
-Accept = Callable[[ToolSpec, Table, list[dict[str, Any]], list[str]], bool]
+Accept = Callable[[TransitionTool, Table, list[dict[str, Any]], list[str]], bool]
 """Whether an operation's outcome on a person's chosen records has the shape a level asks for."""
 
 
@@ -271,7 +271,7 @@ class Subject:
     table: Table
     owned: int
     finding: list[ToolCall]
-    op: ToolSpec
+    op: TransitionTool
     person: Table
     prow: dict[str, Any]
     chosen: list[dict[str, Any]]
@@ -421,7 +421,7 @@ def _personal(column: Column) -> bool:
     return bool(column.values) or column.semantic in ("phone", "email", "city", "address", "street_address")
 
 
-def _action(op: ToolSpec, table: Table, subject: str) -> str:
+def _action(op: TransitionTool, table: Table, subject: str) -> str:
     """``cancel_order`` + "my latest order" -> "cancel my latest order"; an operation not named for
     its table reads as the status it sets (never its name: an identifier a person would not use)."""
     head, _, tail = op.name.partition(f"_{table.entity}")

@@ -34,6 +34,7 @@ from pipeline.tasks.locate import Found, find
 from pipeline.tasks.model import Candidate, Skip
 from pipeline.tasks.phrasing import sentence
 from pipeline.tasks.words import NUMERIC, column_words, field_words, relation_words
+from pipeline.tools.specs import CreateTool
 from pipeline.world.schema import Column, Table
 
 NAME = "workflow"
@@ -126,7 +127,7 @@ def _child_step(ctx: Context, rng: random.Random, found: Found) -> tuple[str, To
                 raise Skip("no_subject")
             args[c.name] = found.row[same.name]
             parts.append(ctx.phrases.render(rng, NAME, "same_parent", relation=relation_words(same)))
-    writable = set(ctx.toolset.get(ctx.need_tool("create", child)).columns)
+    writable = set(ctx.toolset.get(ctx.need_tool("create", child), CreateTool).columns)
     derived_done = False
     for col in child.columns:
         if col.name not in writable or col.nullable or col.references:
