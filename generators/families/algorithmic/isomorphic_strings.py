@@ -112,9 +112,19 @@ def _pairs(config: Config, rng: random.Random, labels: list[bool]) -> list[tuple
             r = getrandbits(bits)
         length = low + r
         source = "".join([pool[int(uniform() * size)] for _ in range(length)])
-        used = sorted(set(source))
+        used = "".join(sorted(set(source)))
+        count = len(used)
+        if count <= 5:  # _sample_letters' selected-set branch, inline
+            picked = ""
+            for _ in range(count):
+                j = getrandbits(5)
+                while j >= 26 or letters[j] in picked:
+                    j = getrandbits(5)
+                picked += letters[j]
+        else:
+            picked = _sample_letters(getrandbits, count)
         # The renaming as one translate table (sorted source letters -> sampled letters).
-        target = source.translate(str.maketrans("".join(used), _sample_letters(getrandbits, len(used))))
+        target = source.translate(str.maketrans(used, picked))
         if want:  # a one-to-one renaming of the source: isomorphic by construction
             pairs.append((source, target))
             continue
@@ -151,7 +161,7 @@ def _break(source: str, target: str, getrandbits: Callable[[int], int]) -> tuple
 def generate(config: Config, rng: random.Random) -> Problem:
     labels = [rng.random() < 0.5 for _ in range(config.pairs)]
     pairs = _pairs(config, rng, labels)
-    listed = "\n".join(f"{i}. {s} {t}" for i, (s, t) in enumerate(pairs, 1))
+    listed = "\n".join([f"{i}. {s} {t}" for i, (s, t) in enumerate(pairs, 1)])
     question = (
         "Two strings are isomorphic if the characters in the first can be replaced to get the second: every "
         "occurrence of a character is replaced by the same character, and no two different characters are "
