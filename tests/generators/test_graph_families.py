@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import string
 
 import pytest
 
@@ -163,3 +164,37 @@ def test_spanning_tree_matches_subset_enumeration(level: int) -> None:
         assert problem.answer == str(best)
         if config.cycle_trap:
             assert problem.extra["naive"] != best
+
+
+def _reference_colouring(config: graph_coloring.Config, rng: random.Random) -> tuple[list[list[str]], str]:
+    """graph_coloring's draws in their plain form (randrange, shuffle, random, sample) and
+    colorable() on the edge list: the edges and gold it must give."""
+    n, k = config.num_nodes, config.num_colors
+    for _ in range(graph_coloring._MAX_TRIES):
+        planted = list(range(k)) + [rng.randrange(k) for _ in range(n - k)]
+        rng.shuffle(planted)
+        edges = [
+            (a, b)
+            for a in range(n)
+            for b in range(a + 1, n)
+            if planted[a] != planted[b] and rng.random() < config.edge_prob
+        ]
+        if not config.tight or not graph_coloring.colorable(n, edges, k - 1):
+            break
+    names = rng.sample(string.ascii_uppercase, n)
+    named = [(names[a], names[b]) for a, b in edges]
+    named = [(a, b) if rng.random() < 0.5 else (b, a) for a, b in named]
+    rng.shuffle(named)
+    gold = {names[v]: planted[v] + 1 for v in range(n)}
+    return [list(e) for e in named], ", ".join(f"{v}={gold[v]}" for v in sorted(names))
+
+
+@pytest.mark.parametrize("level", range(6))
+def test_coloring_inline_draws_equal_the_plain_form(level: int) -> None:
+    config = graph_coloring.FAMILY.config_for_level(level)
+    ours, theirs = random.Random(level), random.Random(level)
+    for _ in range(150):
+        problem = graph_coloring.generate(config, ours)
+        edges, answer = _reference_colouring(config, theirs)
+        assert (problem.extra["edges"], problem.answer) == (edges, answer)
+    assert ours.getstate() == theirs.getstate()

@@ -126,7 +126,13 @@ def generate(config: Config, rng: random.Random) -> Problem:
             while r >= k:
                 r = getrandbits(bits)
             planted.append(r)
-        rng.shuffle(planted)
+        for i in range(n - 1, 0, -1):  # rng.shuffle(planted), inline (same getrandbits calls)
+            m = i + 1
+            width = m.bit_length()
+            j = getrandbits(width)
+            while j >= m:
+                j = getrandbits(width)
+            planted[i], planted[j] = planted[j], planted[i]
         edges = []
         adjacent = [0] * n
         degree = [0] * n
@@ -147,19 +153,24 @@ def generate(config: Config, rng: random.Random) -> Problem:
     else:
         raise ValueError(f"{NAME}: no tight instance in {_MAX_TRIES} draws; raise edge_prob")
     names = rng.sample(string.ascii_uppercase, n)
-    named = [(names[a], names[b]) for a, b in edges]
-    named = [(a, b) if rng.random() < 0.5 else (b, a) for a, b in named]
-    rng.shuffle(named)
+    named = [(names[a], names[b]) if uniform() < 0.5 else (names[b], names[a]) for a, b in edges]
+    for i in range(len(named) - 1, 0, -1):  # rng.shuffle(named), inline
+        m = i + 1
+        width = m.bit_length()
+        j = getrandbits(width)
+        while j >= m:
+            j = getrandbits(width)
+        named[i], named[j] = named[j], named[i]
     nodes = sorted(names)
     gold = {names[v]: planted[v] + 1 for v in range(n)}
     question = (
         f"A graph has nodes {', '.join(nodes)} and these edges:\n"
-        + "\n".join(f"{a} - {b}" for a, b in named)
+        + "\n".join([f"{a} - {b}" for a, b in named])
         + f"\nColour every node with one of the colours 1 to {k} so that the two ends of each "
         "edge get different colours. Answer with every node exactly once as a comma-separated "
         "list of node=colour pairs, e.g. A=1, B=2."
     )
-    answer = ", ".join(f"{v}={gold[v]}" for v in nodes)
+    answer = ", ".join([f"{v}={gold[v]}" for v in nodes])
     return Problem(
         question=question,
         answer=answer,
