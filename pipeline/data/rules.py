@@ -206,10 +206,16 @@ def _interval(data: TableData, column: Column, rules: Iterable[BusinessRule], ct
         if op in (">=", ">"):
             b = bound + (step if op == ">" else 0)
             b = np.ceil(b) if integer else np.ceil(np.round(b * 100, 6)) / 100
+            if not integer:
+                # The cent nearest the bound may sit an ulp on the wrong side of it as SQLite computes
+                # the rule (8.2 * 0.2 + 0.5 is 2.1399999999999997, and 2.14 breaks "<="): step past it.
+                b = np.where((b < bound) | ((b == bound) & (op == ">")), b + step, b)
             lo = np.where(where, np.maximum(lo, b), lo)
         else:
             b = bound - (step if op == "<" else 0)
             b = np.floor(b) if integer else np.floor(np.round(b * 100, 6)) / 100
+            if not integer:
+                b = np.where((b > bound) | ((b == bound) & (op == "<")), b - step, b)
             hi = np.where(where, np.minimum(hi, b), hi)
     return lo, hi
 
