@@ -4,9 +4,14 @@ that fit the examples agree on the test; row exploits fail."""
 
 from __future__ import annotations
 
+import random
+from typing import Any
+
+import pytest
 from grid_checks import assert_grid_exploits, examples_of, grid_of
 
 from generators.dataset import create_dataset, score
+from generators.families.arc import arc_1d
 
 Row = tuple[int, ...]
 
@@ -77,3 +82,46 @@ def test_row_as_a_column_or_list_scores_zero() -> None:
     cells = item["answer"].split()
     assert score("arc_1d", "\n".join(cells), item) == 0.0
     assert score("arc_1d", f"[{', '.join(cells)}]", item) == 1.0
+
+
+def _reference_row(
+    rng: random.Random, length: int, blocks: int, max_block: int, margin: int, colour: int | None
+) -> Row:
+    cells = [0] * length
+    sizes = [rng.randint(1, max_block) for _ in range(blocks)]
+    free = length - 2 * margin - sum(sizes) - (blocks - 1)
+    gaps = sorted(rng.randint(0, free) for _ in range(blocks))
+    position, previous = margin, 0
+    for size, gap in zip(sizes, gaps, strict=True):
+        position += gap - previous
+        previous = gap
+        paint = colour if colour is not None else rng.randint(1, 9)
+        cells[position : position + size] = [paint] * size
+        position += size + 1
+    return tuple(cells)
+
+
+def _reference_draw(rng: random.Random, config: Any, rule: str, parameter: int) -> Row:
+    length = rng.randint(config.min_length, config.max_length)
+    if rule == "fill":
+        return arc_1d._pair_row(rng, length, config.max_block)
+    blocks = 1 if rule == "stretch" else rng.randint(1, config.blocks)
+    margin = abs(parameter) if rule == "shift" else 0
+    colour = None if rule in ("mirror", "slide", "shift") else rng.randint(1, 9)
+    return _reference_row(rng, length, blocks, config.max_block, margin, colour)
+
+
+@pytest.mark.parametrize("level", range(6))
+def test_inline_row_draws_equal_randint(level: int) -> None:
+    """Rows drawn with the randint draws inline equal rows drawn with ``rng.randint`` for
+    every rule and parameter sign, and leave the generator in the same state."""
+    config = arc_1d.FAMILY.config_for_level(level)
+    ours, theirs = random.Random(level), random.Random(level)
+    for index in range(300):
+        rule = arc_1d.RULES[index % len(arc_1d.RULES)]
+        parameter = (-1) ** index * (1 + index % config.max_shift)
+        assert arc_1d._draw(ours, config, rule, parameter) == _reference_draw(theirs, config, rule, parameter)
+    assert ours.getstate() == theirs.getstate()
+    assert arc_1d.recoloured((0, 3, 3, 0, 5), 7) == (0, 7, 7, 0, 7)
+    assert arc_1d.slid((0, 3, 0, 5, 0), True) == (0, 0, 0, 3, 5)
+    assert arc_1d.slid((0, 3, 0, 5, 0), False) == (3, 5, 0, 0, 0)

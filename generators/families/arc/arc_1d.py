@@ -34,13 +34,13 @@ def shifted(row: Row, k: int) -> Row | None:
 
 
 def slid(row: Row, right: bool) -> Row:
-    cells = tuple(cell for cell in row if cell)
+    cells = tuple([cell for cell in row if cell])
     pad = (0,) * (len(row) - len(cells))
     return pad + cells if right else cells + pad
 
 
 def recoloured(row: Row, colour: int) -> Row:
-    return tuple(colour if cell else 0 for cell in row)
+    return tuple([colour if cell else 0 for cell in row])
 
 
 def filled(row: Row) -> Row | None:
@@ -135,16 +135,40 @@ _ATTEMPTS = 60
 
 def _row(rng: random.Random, length: int, blocks: int, max_block: int, margin: int, colour: int | None) -> Row:
     """``blocks`` runs of one colour each, at least one cell apart, ``margin`` cells from the ends."""
+    # Each ``rng.randint`` with its draws inline (the same getrandbits calls).
+    getrandbits = rng.getrandbits
     cells = [0] * length
-    sizes = [rng.randint(1, max_block) for _ in range(blocks)]
+    bits = max_block.bit_length()
+    sizes = []
+    for _ in range(blocks):  # rng.randint(1, max_block)
+        r = getrandbits(bits)
+        while r >= max_block:
+            r = getrandbits(bits)
+        sizes.append(1 + r)
     free = length - 2 * margin - sum(sizes) - (blocks - 1)
-    gaps = sorted(rng.randint(0, free) for _ in range(blocks))
+    span = free + 1
+    if span <= 0:  # as rng.randint(0, free) would (Config.check keeps free >= 1)
+        raise ValueError("arc_1d: no room for the blocks")
+    bits = span.bit_length()
+    gaps = []
+    for _ in range(blocks):  # rng.randint(0, free)
+        r = getrandbits(bits)
+        while r >= span:
+            r = getrandbits(bits)
+        gaps.append(r)
+    gaps.sort()
     position = margin
     previous = 0
     for size, gap in zip(sizes, gaps, strict=True):
         position += gap - previous
         previous = gap
-        paint = colour if colour is not None else rng.randint(1, 9)
+        if colour is None:  # rng.randint(1, 9)
+            r = getrandbits(4)
+            while r >= 9:
+                r = getrandbits(4)
+            paint = 1 + r
+        else:
+            paint = colour
         cells[position : position + size] = [paint] * size
         position += size + 1
     return tuple(cells)
@@ -160,12 +184,32 @@ def _pair_row(rng: random.Random, length: int, max_block: int) -> Row:
 
 
 def _draw(rng: random.Random, config: Config, rule: str, parameter: int) -> Row:
-    length = rng.randint(config.min_length, config.max_length)
+    # Each ``rng.randint`` with its draws inline (the same getrandbits calls).
+    getrandbits = rng.getrandbits
+    span = config.max_length - config.min_length + 1
+    bits = span.bit_length()
+    r = getrandbits(bits)
+    while r >= span:
+        r = getrandbits(bits)
+    length = config.min_length + r
     if rule == "fill":
         return _pair_row(rng, length, config.max_block)
-    blocks = 1 if rule == "stretch" else rng.randint(1, config.blocks)
+    if rule == "stretch":
+        blocks = 1
+    else:  # rng.randint(1, config.blocks)
+        span = config.blocks
+        bits = span.bit_length()
+        r = getrandbits(bits)
+        while r >= span:
+            r = getrandbits(bits)
+        blocks = 1 + r
     margin = abs(parameter) if rule == "shift" else 0
-    colour = None if rule in ("mirror", "slide", "shift") else rng.randint(1, 9)
+    colour: int | None = None
+    if rule not in ("mirror", "slide", "shift"):  # rng.randint(1, 9)
+        r = getrandbits(4)
+        while r >= 9:
+            r = getrandbits(4)
+        colour = 1 + r
     return _row(rng, length, blocks, config.max_block, margin, colour)
 
 
