@@ -55,13 +55,29 @@ LEVELS = (
 )
 
 
+_WIDTHS = tuple(m.bit_length() for m in range(1024))
+"""``m.bit_length()`` for every shuffle range a passage can have (at most 280 words)."""
+
+
 def generate(config: Config, rng: random.Random) -> Problem:
-    letter = rng.choice(LETTERS)
+    # ``rng.choice(LETTERS)`` and ``rng.randint(1, max_count)`` with their draws inline
+    # (the same getrandbits calls).
+    getrandbits = rng.getrandbits
+    count = len(LETTERS)
+    bits = count.bit_length()
+    r = getrandbits(bits)
+    while r >= count:
+        r = getrandbits(bits)
+    letter = LETTERS[r]
     pools = UP_TO[letter]
-    target = rng.randint(1, config.max_count)
+    span = config.max_count
+    bits = span.bit_length()
+    r = getrandbits(bits)
+    while r >= span:
+        r = getrandbits(bits)
+    target = 1 + r
     words: list[str] = []
     remaining = target
-    getrandbits = rng.getrandbits
     top = len(pools)
     while remaining > 0:
         pool = pools[remaining if remaining < top else top]  # rng.choice(pool), its draws inline
@@ -82,7 +98,14 @@ def generate(config: Config, rng: random.Random) -> Problem:
         while r >= size:
             r = getrandbits(bits)
         words.append(filler[r])
-    rng.shuffle(words)
+    widths = _WIDTHS if len(words) <= len(_WIDTHS) else tuple(m.bit_length() for m in range(len(words) + 1))
+    for i in range(len(words) - 1, 0, -1):  # rng.shuffle(words), inline with the widths read
+        m = i + 1
+        width = widths[m]
+        j = getrandbits(width)
+        while j >= m:
+            j = getrandbits(width)
+        words[i], words[j] = words[j], words[i]
     passage = " ".join(words)
     if passage.count(letter) != target:
         raise ValueError("letter_counting: passage does not hold the drawn count")
