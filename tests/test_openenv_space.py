@@ -131,3 +131,58 @@ def test_installed_space_plays_with_its_own_client(space: Path, tmp_path: Path) 
     assert "refused: True" in lines and "status: failed True" in lines
     assert "client: online_store_s7_env.client OnlineStoreS7Env" in lines
     assert f"runtime: {target / 'online_store_s7_env' / 'server' / 'vendor' / 'pipeline' / '__init__.py'}" in lines
+
+
+@pytest.mark.slow
+def test_the_installed_server_cuts_off_a_client_that_sends_its_headers_slowly(space: Path, tmp_path: Path) -> None:
+    """The Space's own ``server`` entry runs synthenv serve's uvicorn: headers sent one byte at a time
+    are cut off at ``SYNTHENV_TIMEOUT`` (a plain ``uvicorn.run`` let 20 s of them through)."""
+    import socket
+    import time
+    import urllib.request
+
+    target = tmp_path / "site"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--target", target, space],
+        check=True,
+        env={**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"},
+    )
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(target),
+        "HOST": "127.0.0.1",
+        "PORT": str(port),
+        "SYNTHENV_TIMEOUT": "0.5",
+        "SYNTHENV_TRAINER_TOKEN": TOKEN,
+    }
+    code = "from online_store_s7_env.server.app import main; main()"
+    server = subprocess.Popen([sys.executable, "-c", code], env=env, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2).read()
+                break
+            except OSError:
+                assert time.monotonic() < deadline and server.poll() is None, "the server did not start"
+                time.sleep(0.2)
+        request = f"GET /health HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-Slow: {'a' * 200}\r\n\r\n".encode()
+        start = time.monotonic()
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as slow:
+            sent = 0
+            try:
+                for byte in request:
+                    slow.sendall(bytes([byte]))
+                    sent += 1
+                    time.sleep(0.05)
+            except OSError:
+                pass  # cut off while sending
+            cut = time.monotonic() - start
+        assert sent < len(request) or cut < 5, (sent, cut)
+        assert cut < 5, cut  # the whole request would take about 12 s
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

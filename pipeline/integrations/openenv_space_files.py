@@ -122,9 +122,17 @@ app = create_openenv_app(
 
 
 def main() -> None:
-    import uvicorn
+    # synthenv serve's uvicorn: a client must send its headers within the time-out (a plain
+    # uvicorn.run waits on a slow client for ever).
+    from pipeline.server.runner import make_server
 
-    uvicorn.run(app, host=os.environ.get("HOST", "0.0.0.0"), port=int(os.environ.get("PORT", "8000")))
+    make_server(
+        app,
+        os.environ.get("HOST", "0.0.0.0"),
+        int(os.environ.get("PORT", "8000")),
+        header_timeout=float(os.environ.get("SYNTHENV_TIMEOUT", "10")),
+        log_level="info",
+    ).run()
 
 
 if __name__ == "__main__":
@@ -151,7 +159,7 @@ server refuses to start if the bundle's files do not match that digest.
 
 ```
 pip install .            # the client package {module} and its server; no synthenv install needed
-server                   # or: uvicorn server.app:app --port 8000 (from this directory)
+server                   # HOST, PORT (0.0.0.0:8000), SYNTHENV_TIMEOUT (10 s for a client's headers)
 ```
 
 Starting an episode is the trainer's: `reset` needs the token the server was started with
