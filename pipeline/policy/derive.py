@@ -70,7 +70,7 @@ def _cap(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def _time_words(column: Column) -> str:
+def time_words(column: Column) -> str:
     """``placed at`` -> "placed date", ``check-in on`` -> "check-in date"."""
     label = column.label
     for suffix in (" at", " on", " date", " time"):
@@ -203,7 +203,7 @@ def _staff_rule(
             f"{_money(found['limit'])}: a manager decides those."
         )
     elif kind == "window":
-        label = _time_words(table.column(found["column"]))
+        label = time_words(table.column(found["column"]))
         text = (
             f"Staff set {_a(noun)} to {goal} ({op.name} or otherwise) only when its {label} is at most "
             f"{int(found['limit'])} days before today (calendar days)."
@@ -268,10 +268,16 @@ def is_staff(table: Table) -> bool:
     return any(w in words for w in STAFF)
 
 
+def recency_column(schema: Schema, table: Table) -> Column | None:
+    """The time that orders ``table``'s records by recency (when each was made, not a time an
+    operation stamps), or None."""
+    times = {str(op.sets_time) for op in schema.operations if op.table == table.name and op.sets_time}
+    return _recency(table, times)
+
+
 def priority_column(schema: Schema, table: Table) -> Column | None:
     """The time that orders a person's records of ``table`` ("my latest"), or None."""
-    times = {str(op.sets_time) for op in schema.operations if op.table == table.name and op.sets_time}
-    return _recency(table, times) if _party(schema, table) is not None else None
+    return recency_column(schema, table) if _party(schema, table) is not None else None
 
 
 def derive_policy(schema: Schema, conn: sqlite3.Connection, clock: str, seed: int) -> Policy:
@@ -319,7 +325,7 @@ def derive_policy(schema: Schema, conn: sqlite3.Connection, clock: str, seed: in
             Rule(
                 id="",
                 kind="priority",
-                text=f"Someone's latest {table.noun} is the one of theirs with the most recent {_time_words(column)}; "
+                text=f"Someone's latest {table.noun} is the one of theirs with the most recent {time_words(column)}; "
                 "their latest two, three or four are that many of the most recent.",
                 enforced=False,
                 table=table.name,

@@ -27,6 +27,7 @@ from pipeline.tasks.families import (
     multihop,
     quote,
     request,
+    sweep,
     topk,
     update,
     workflow,
@@ -82,10 +83,11 @@ FAMILIES: dict[str, Family] = {
             request,
             quote,
             case,
+            sweep,
         ),
     )
 }
 
-JUDGMENT_FAMILIES = ("request", "quote", "case")
+JUDGMENT_FAMILIES = ("request", "quote", "case", "sweep")
 """Families judged against the world's policy: their levels grow in records covered and rules
 applied, not in calls (a refusal takes fewer calls than the operation it refuses)."""

@@ -59,7 +59,7 @@ from pipeline.tasks.families.request import (
 from pipeline.tasks.model import Candidate, Skip
 from pipeline.tasks.phrasing import sentence
 from pipeline.tasks.words import field_words
-from pipeline.tools.specs import TransitionTool as ToolSpec  # every op here is an operation's tool
+from pipeline.tools.specs import TransitionTool  # every op here is an operation's tool
 from pipeline.world.schema import Table
 from pipeline.world.sqlnames import quote_ident
 
@@ -122,7 +122,7 @@ def _usual_statuses(ctx: Context, table: Table) -> dict[str, Any]:
     return found_usual
 
 
-def _comes_to(ctx: Context, op: ToolSpec, values: list[Decimal]) -> Decimal:
+def _comes_to(ctx: Context, op: TransitionTool, values: list[Decimal]) -> Decimal:
     """What a record with these amounts comes to (less the policy's fee where the operation refunds)."""
     gross = sum(values, Decimal(0))
     fee = ctx.policy.fee(op.name)
@@ -130,7 +130,7 @@ def _comes_to(ctx: Context, op: ToolSpec, values: list[Decimal]) -> Decimal:
 
 
 def _accept(ctx: Context, spec: dict[str, Any], policy: int) -> Any:
-    def accept(op: ToolSpec, table: Table, chosen: list[dict[str, Any]], kinds: list[str]) -> bool:
+    def accept(op: TransitionTool, table: Table, chosen: list[dict[str, Any]], kinds: list[str]) -> bool:
         if amounts(ctx, table) is None:
             return False
         if kinds.count("allowed") < spec["allowed"] or kinds.count("policy") < policy:
@@ -142,7 +142,7 @@ def _accept(ctx: Context, spec: dict[str, Any], policy: int) -> Any:
     return accept
 
 
-def _computed(ctx: Context, op: ToolSpec, table: Table, chosen: list[dict[str, Any]], kinds: list[str]) -> bool:
+def _computed(ctx: Context, op: TransitionTool, table: Table, chosen: list[dict[str, Any]], kinds: list[str]) -> bool:
     """Whether what the records that go through come to is a value no single amount shows: two or
     more amounts added (or one less a fee), not zero, and none of the amounts alone (checked while
     searching, so a person whose total one amount would give is passed over, not the attempt lost)."""
@@ -272,7 +272,7 @@ class Second:
     """A second request in the same message: an operation on the person's latest record of another table."""
 
     table: Table
-    op: ToolSpec
+    op: TransitionTool
     row: dict[str, Any]
     kind: str
     rule: Rule | None

@@ -1,0 +1,226 @@
+"""The top level for staff: one operation over every record matching conditions, under the policy.
+
+"Find all orders whose status is pending and that were placed before March 3 and cancel each of
+them. Then tell me what the payments on the ones that went through come to in all." The agent
+lists the records (every page), decides for each whether a staff rule forbids the operation (an
+amount over a limit, a window of days, a related record it must read), carries it out on the
+others, refuses the forbidden ones one record at a time naming the rule, reads what was paid (or
+owed) on each record that went through and adds it up. The answer is one object:
+``{"total": 812.40, "refused": [{"cannot": "policy", "id": 7, "value": "P5"}]}``.
+
+Every record matched is in a status the operation leaves, so the tools let every one through: only
+the policy separates them. Doing all of them (the literal reading) changes records the policy
+protects; refusing all does none of the allowed part; copying one amount or adding every record's
+gives another total. Many records go through, so the reference is long and none of its calls can
+be dropped: each write is asked for, each read decides a record or gives one of the amounts.
+
+Knobs: ``records`` (records the request covers), ``candidates`` (records matching its conditions),
+``refused`` (those a staff rule forbids), ``filters``, ``policy_rules`` (rules relied on),
+``computed`` (always 1).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from decimal import Decimal
+from typing import Any
+
+from pipeline.policy.derive import recency_column, time_words
+from pipeline.policy.fees import Source
+from pipeline.runtime.task import Grounding, ToolCall
+from pipeline.runtime.verify import AnswerCheck
+from pipeline.tasks.context import Context
+from pipeline.tasks.families._common import op_call, op_phrase, operations
+from pipeline.tasks.families.case import MAX_ITEMS, _comes_to, _paid, amounts
+from pipeline.tasks.families.request import _decide, base_rules, judge, refusal
+from pipeline.tasks.filters import Filter, merge
+from pipeline.tasks.model import Candidate, Skip
+from pipeline.tasks.phrasing import sentence
+from pipeline.tasks.words import field_words, plural_words
+from pipeline.tools.specs import TransitionTool
+from pipeline.world.schema import Column, Table
+
+NAME = "sweep"
+KNOBS = ("records", "candidates", "refused", "filters", "policy_rules", "computed")
+LEVELS: dict[int, dict[str, Any]] = {5: {"records": (6, 10), "allowed": 4, "policy": 1, "filters": 1}}
+"""The top level only. ``records``: how many of the most recent matching records the request covers
+(the matches are at least two more, all on one page); ``allowed``: at least this many go through;
+``policy``: at least this many a staff rule refuses; ``filters``: conditions besides the status the
+operation leaves (at most this many, fewest first)."""
+TRIES = 30
+COUNTS = {6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten"}
+PAGE = 50
+"""Rows one list call returns: the matches fit on one page, so a ranked listing shows the covered ones."""
+
+
+def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
+    spec = LEVELS[level]
+    low, high = spec["records"]
+    pairs = [
+        (table, op, when)
+        for table in ctx.schema.tables
+        if amounts(ctx, table) is not None and (when := recency_column(ctx.schema, table)) is not None
+        for op in operations(ctx, table)
+        if ctx.policy.staff_rules(op.name)
+    ]
+    if not pairs:
+        raise Skip("domain_lacks_ruled_operations")
+    taken: set[tuple[str, str, tuple[Any, ...]]] = ctx.memo.setdefault("sweep_taken", set())
+    for _ in range(TRIES):
+        table, op, when = rng.choice(pairs)
+        k = rng.randint(low, high)
+        status = table.column(str(op.status_column))
+        state = Filter(status, "eq", rng.choice(op.allowed_from))
+        rows = [r for r in ctx.rows(table) if state.holds(r)]
+        if len(rows) < k + 2:
+            continue
+        filters = [state]
+        for extra in range(spec["filters"] + 1):
+            if extra:
+                try:
+                    filters = [
+                        state,
+                        *ctx.pick_filters(
+                            rng, table, extra, rows, low=k + 2, high=PAGE, tries=6, exclude=frozenset({status.name})
+                        ),
+                    ]
+                except Skip:
+                    continue
+            matched = [r for r in rows if all(f.holds(r) for f in filters)]
+            if k + 2 <= len(matched) <= PAGE:
+                break
+        else:
+            continue
+        chosen = _latest(matched, when.name, k)
+        if chosen is None:
+            continue
+        key = (table.name, op.name, tuple(sorted(r["id"] for r in chosen)))
+        if key in taken:
+            continue  # the same sweep reworded (other conditions, the same records) is not a new task
+        found = _judged(ctx, spec, op, table, chosen)
+        if found is None:
+            continue
+        try:
+            candidate = _build(ctx, rng, level, op, table, when, filters, len(matched), chosen, found)
+        except Skip:
+            continue  # this sweep's total is one amount (or has two readings): try another
+        taken.add(key)
+        return candidate
+    raise Skip("no_sweep_subject")
+
+
+def _latest(matched: list[dict[str, Any]], when: str, k: int) -> list[dict[str, Any]] | None:
+    """The ``k`` most recent of ``matched``, when "most recent" has one reading (no tie at the cut)
+    and they are not simply the first ``k`` a plain listing returns (ids follow creation order, but
+    not always the time asked about): taking the first records listed must act on the wrong ones."""
+    ranked = sorted(matched, key=lambda r: (str(r[when]), r["id"]), reverse=True)
+    if str(ranked[k][when]) == str(ranked[k - 1][when]):
+        return None
+    chosen = ranked[:k]
+    first = sorted(matched, key=lambda r: r["id"])[:k]
+    if {r["id"] for r in chosen} == {r["id"] for r in first}:
+        return None
+    return chosen
+
+
+def _judged(
+    ctx: Context, spec: dict[str, Any], op: TransitionTool, table: Table, matched: list[dict[str, Any]]
+) -> list[tuple[str, Any]] | None:
+    """Each record's decision, when enough go through and enough a staff rule refuses."""
+    decisions = [_decide(ctx, op, table, r) for r in matched]
+    kinds = [k for k, _ in decisions]
+    if kinds.count("allowed") < spec["allowed"] or kinds.count("policy") < spec["policy"] or "status" in kinds:
+        return None
+    return decisions
+
+
+def _build(
+    ctx: Context,
+    rng: random.Random,
+    level: int,
+    op: TransitionTool,
+    table: Table,
+    when: Column,
+    filters: list[Filter],
+    pool: int,
+    matched: list[dict[str, Any]],
+    decisions: list[tuple[str, Any]],
+) -> Candidate:
+    source = amounts(ctx, table)
+    if source is None:
+        raise Skip("table_lacks_amount")
+    args = merge(filters)
+    calls: list[ToolCall] = [
+        ctx.list_call(table, {**args, "order_by": when.name, "descending": True, "limit": len(matched)})
+    ]
+    rules = base_rules(ctx, op, table)
+    fee = ctx.policy.fee(op.name)
+    if fee is not None:
+        rules.add(fee.id)
+    deciding: list[int] = []
+    refused: list[dict[str, Any]] = []
+    total, every, gross, singles, summed = Decimal(0), Decimal(0), Decimal(0), set(), 0
+    for row, (kind, rule) in zip(matched, decisions, strict=True):
+        judge(ctx, op, row, kind, calls, deciding, rules)
+        values, amount_reads = _paid(ctx, source, row, strict=kind == "allowed")
+        if len(values) > MAX_ITEMS:
+            raise Skip("too_many_amounts")
+        comes_to = _comes_to(ctx, op, values)
+        every += comes_to
+        singles |= set(values)
+        if kind == "allowed":
+            calls.append(op_call(op, row["id"]))
+            calls += amount_reads
+            total += comes_to
+            gross += sum(values, Decimal(0))
+            summed += len(values)
+        elif (one := refusal(op, row, kind, rule)) is not None:
+            refused.append(one)
+    if (summed < 2 and fee is None) or total in singles or total == 0:
+        raise Skip("total_not_computed")  # one amount copied would be right
+    conditions = ctx.conditions(rng, filters, relative=False)
+    text = [
+        ctx.phrases.render(
+            rng,
+            NAME,
+            NAME,
+            count=COUNTS[len(matched)],
+            plural=plural_words(table),
+            conditions=conditions,
+            time=time_words(when),
+            action=op_phrase(ctx, rng, op, table, "each of them"),
+        ),
+        _total_phrase(ctx, rng, source, fee is not None),
+        ctx.phrases.render(rng, "case", "answer", noun=table.noun),
+    ]
+    expected = {"total": float(round(total, 2)), "refused": refused}
+    knobs = {
+        "records": len(matched),
+        "candidates": pool,
+        "refused": len(refused),
+        "partial": True,  # some records go through and at least one is refused
+        "filters": len(filters),
+        "policy_rules": len(rules),
+        "rule_ids": sorted(rules, key=lambda r: int(r[1:])),
+        "computed": 1,
+        "operation": op.name,
+        "ids_given": False,
+        "decides": deciding,
+        # What doing everything asked gives (the literal reading), and the total before the fee.
+        "literal_answer": json.dumps({"total": float(round(every, 2)), "refused": []}),
+        "gross_answer": json.dumps({**expected, "total": float(round(gross, 2))}),
+    }
+    check = AnswerCheck(kind="report", expected=expected)
+    grounding = [Grounding(tool=ctx.need_tool("list", table), arguments=args, total=pool)]
+    instruction = " ".join(sentence(t) for t in text)
+    return Candidate(NAME, level, knobs, instruction, calls, json.dumps(expected), check, grounding=grounding)
+
+
+def _total_phrase(ctx: Context, rng: random.Random, source: Source, refunds: bool) -> str:
+    if refunds:
+        return ctx.phrases.render(rng, NAME, "refund")
+    amount = field_words(source.column)
+    if source.via is None:
+        return ctx.phrases.render(rng, NAME, "total_own", amount=amount)
+    return ctx.phrases.render(rng, NAME, "total_items", amount=amount, items=source.table.plural)
