@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import json
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
@@ -129,6 +129,55 @@ def _comes_to(ctx: Context, op: TransitionTool, values: list[Decimal]) -> Decima
     return refund(gross, fee) if fee is not None else gross
 
 
+@dataclass
+class Tally:
+    """What judging a request's records gives: the refusals, and what the ones that go through come to."""
+
+    total: Decimal = Decimal(0)
+    """What the records that go through come to (less the policy's fee where the operation refunds)."""
+    every: Decimal = Decimal(0)
+    """What every record asked about would come to (the literal reading)."""
+    gross: Decimal = Decimal(0)
+    """The amounts on the records that go through, the fee forgotten."""
+    refused: list[dict[str, Any]] = field(default_factory=list)
+
+
+def settle(
+    ctx: Context,
+    op: TransitionTool,
+    source: Source,
+    rows: list[dict[str, Any]],
+    decisions: list[tuple[str, Rule | None]],
+    calls: list[ToolCall],
+    deciding: list[int],
+    rules: set[str],
+) -> Tally:
+    """Judge each record in turn as the reference does: the reads its staff rules need, then the
+    operation and the reads of its amounts where it goes through, else its refusal (appended to
+    ``calls``, ``deciding`` and ``rules``). Skips where the total is not computed: one amount copied
+    would give it (or it is zero), or a record holds more amounts than one page shows."""
+    tally, singles, summed = Tally(), set(), 0
+    for row, (kind, rule) in zip(rows, decisions, strict=True):
+        judge(ctx, op, row, kind, calls, deciding, rules)
+        values, reads = _paid(ctx, source, row, strict=kind == "allowed")
+        if len(values) > MAX_ITEMS:
+            raise Skip("too_many_amounts")
+        comes_to = _comes_to(ctx, op, values)
+        tally.every += comes_to
+        singles |= set(values)
+        if kind == "allowed":
+            calls.append(op_call(op, row["id"]))
+            calls += reads
+            tally.total += comes_to
+            tally.gross += sum(values, Decimal(0))
+            summed += len(values)
+        elif (one := refusal(op, row, kind, rule)) is not None:
+            tally.refused.append(one)
+    if (summed < 2 and ctx.policy.fee(op.name) is None) or tally.total in singles or tally.total == 0:
+        raise Skip("total_not_computed")  # one amount copied would be right
+    return tally
+
+
 def _accept(ctx: Context, spec: dict[str, Any], policy: int) -> Any:
     def accept(op: TransitionTool, table: Table, chosen: list[dict[str, Any]], kinds: list[str]) -> bool:
         if amounts(ctx, table) is None:
@@ -143,26 +192,17 @@ def _accept(ctx: Context, spec: dict[str, Any], policy: int) -> Any:
 
 
 def _computed(ctx: Context, op: TransitionTool, table: Table, chosen: list[dict[str, Any]], kinds: list[str]) -> bool:
-    """Whether what the records that go through come to is a value no single amount shows: two or
-    more amounts added (or one less a fee), not zero, and none of the amounts alone (checked while
-    searching, so a person whose total one amount would give is passed over, not the attempt lost)."""
+    """Whether what the records that go through come to is a value no single amount shows (:func:`settle`
+    on scratch lists), checked while searching, so a person whose total one amount would give is
+    passed over, not the attempt lost."""
     source = amounts(ctx, table)
     if source is None:
         return False
-    total, singles, summed = Decimal(0), set(), 0
-    for row, kind in zip(chosen, kinds, strict=True):
-        try:
-            values, _ = _paid(ctx, source, row, strict=kind == "allowed")
-        except Skip:
-            return False
-        if len(values) > MAX_ITEMS:
-            return False
-        singles |= set(values)
-        if kind == "allowed":
-            total += _comes_to(ctx, op, values)
-            summed += len(values)
-    fee = ctx.policy.fee(op.name)
-    return not ((summed < 2 and fee is None) or total in singles or total == 0)
+    try:
+        settle(ctx, op, source, chosen, [(k, None) for k in kinds], [], [], set())
+    except Skip:
+        return False
+    return True
 
 
 def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
@@ -181,26 +221,8 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
     if fee is not None:
         rules.add(fee.id)
     deciding: list[int] = []
-    refused: list[dict[str, Any]] = []
-    total, every, gross, singles, summed = Decimal(0), Decimal(0), Decimal(0), set(), []
-    for row, (kind, rule) in zip(chosen, found.decisions, strict=True):
-        judge(ctx, op, row, kind, calls, deciding, rules)
-        values, reads = _paid(ctx, source, row, strict=kind == "allowed")
-        comes_to = _comes_to(ctx, op, values)
-        if len(values) > MAX_ITEMS:
-            raise Skip("too_many_amounts")
-        every += comes_to
-        singles |= set(values)
-        if kind == "allowed":
-            calls.append(op_call(op, row["id"]))
-            calls += reads
-            total += comes_to
-            gross += sum(values, Decimal(0))
-            summed += values
-        elif (one := refusal(op, row, kind, rule)) is not None:
-            refused.append(one)
-    if (len(summed) < 2 and fee is None) or total in singles or total == 0:
-        raise Skip("total_not_computed")  # one amount copied would be right
+    tally = settle(ctx, op, source, chosen, found.decisions, calls, deciding, rules)
+    total, every, gross, refused = tally.total, tally.every, tally.gross, tally.refused
     org = person.column(person.label).semantic == "company"
     staff = op.name.split("_")[0] not in CUSTOMER_VERBS
     # A staff rule must refuse something: one of the records, else the second request.

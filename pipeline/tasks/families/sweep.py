@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import random
-from decimal import Decimal
 from typing import Any
 
 from pipeline.policy.derive import recency_column, time_words
@@ -31,9 +30,9 @@ from pipeline.policy.fees import Source
 from pipeline.runtime.task import Grounding, ToolCall
 from pipeline.runtime.verify import AnswerCheck
 from pipeline.tasks.context import Context
-from pipeline.tasks.families._common import op_call, op_phrase, operations
-from pipeline.tasks.families.case import MAX_ITEMS, _comes_to, _paid, amounts
-from pipeline.tasks.families.request import _decide, base_rules, judge, refusal
+from pipeline.tasks.families._common import op_phrase, operations
+from pipeline.tasks.families.case import amounts, settle
+from pipeline.tasks.families.request import _decide, base_rules
 from pipeline.tasks.filters import Filter, merge
 from pipeline.tasks.model import Candidate, Skip
 from pipeline.tasks.phrasing import sentence
@@ -159,26 +158,8 @@ def _build(
     if fee is not None:
         rules.add(fee.id)
     deciding: list[int] = []
-    refused: list[dict[str, Any]] = []
-    total, every, gross, singles, summed = Decimal(0), Decimal(0), Decimal(0), set(), 0
-    for row, (kind, rule) in zip(matched, decisions, strict=True):
-        judge(ctx, op, row, kind, calls, deciding, rules)
-        values, amount_reads = _paid(ctx, source, row, strict=kind == "allowed")
-        if len(values) > MAX_ITEMS:
-            raise Skip("too_many_amounts")
-        comes_to = _comes_to(ctx, op, values)
-        every += comes_to
-        singles |= set(values)
-        if kind == "allowed":
-            calls.append(op_call(op, row["id"]))
-            calls += amount_reads
-            total += comes_to
-            gross += sum(values, Decimal(0))
-            summed += len(values)
-        elif (one := refusal(op, row, kind, rule)) is not None:
-            refused.append(one)
-    if (summed < 2 and fee is None) or total in singles or total == 0:
-        raise Skip("total_not_computed")  # one amount copied would be right
+    tally = settle(ctx, op, source, matched, decisions, calls, deciding, rules)
+    total, refused = tally.total, tally.refused
     conditions = ctx.conditions(rng, filters, relative=False)
     text = [
         ctx.phrases.render(
@@ -208,8 +189,8 @@ def _build(
         "ids_given": False,
         "decides": deciding,
         # What doing everything asked gives (the literal reading), and the total before the fee.
-        "literal_answer": json.dumps({"total": float(round(every, 2)), "refused": []}),
-        "gross_answer": json.dumps({**expected, "total": float(round(gross, 2))}),
+        "literal_answer": json.dumps({"total": float(round(tally.every, 2)), "refused": []}),
+        "gross_answer": json.dumps({**expected, "total": float(round(tally.gross, 2))}),
     }
     check = AnswerCheck(kind="report", expected=expected)
     grounding = [Grounding(tool=ctx.need_tool("list", table), arguments=args, total=pool)]
