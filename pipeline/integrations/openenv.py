@@ -420,7 +420,8 @@ def create_openenv_app(
     app.add_middleware(_QuietDisconnect)
     if trainer_token is not None:  # inside the guard: HTTP sessions are the trainer's
         app.add_middleware(SessionCreateNeedsToken, token=trainer_token)
-    app.add_middleware(SessionsPerClient, limit=max_sessions_per_client)  # inside the guard: a refused host holds none
+    # Inside the guard: a refused host holds none.
+    app.add_middleware(SessionsPerClient, limit=max_sessions_per_client, total=max_sessions)
     app.add_middleware(
         RequestGuard,
         allowed_hosts=list(allowed_hosts) if allowed_hosts is not None else allowed_hosts_from_env(),

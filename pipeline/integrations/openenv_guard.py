@@ -135,12 +135,16 @@ _DENIALS = _SpuriousHandshakeError()
 
 
 class SessionsPerClient:
-    """ASGI middleware: at most ``limit`` live WebSockets per client address; the next is a 503 before the upgrade."""
+    """ASGI middleware: at most ``limit`` live WebSockets per client address, and at most ``total`` in
+    all; the next is a 503 with ``Retry-After`` before the upgrade (OpenEnv's own cap would accept
+    the socket, then send an error and close it)."""
 
-    def __init__(self, app: ASGIApp, limit: int) -> None:
+    def __init__(self, app: ASGIApp, limit: int, total: int | None = None) -> None:
         if limit < 1:
             raise ValueError(f"max_sessions_per_client must be at least 1, got {limit}")
-        self.app, self.limit = app, limit
+        if total is not None and total < 1:
+            raise ValueError(f"max_sessions must be at least 1, got {total}")
+        self.app, self.limit, self.total = app, limit, total
         self.live: Counter[str] = Counter()
         """Open WebSockets by client address (the event loop is the only writer)."""
         uvicorn_log = logging.getLogger("uvicorn.error")
@@ -154,7 +158,10 @@ class SessionsPerClient:
         client = scope.get("client")
         peer = str(client[0]) if client else ""
         if self.live[peer] >= self.limit:
-            await self._refuse(scope, receive, send)
+            await self._refuse(scope, receive, send, self._per_client())
+            return
+        if self.total is not None and sum(self.live.values()) >= self.total:
+            await self._refuse(scope, receive, send, self._server_full())
             return
         self.live[peer] += 1
         try:
@@ -164,11 +171,19 @@ class SessionsPerClient:
             if self.live[peer] <= 0:
                 del self.live[peer]
 
-    async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
-        message = (
+    def _per_client(self) -> str:
+        return (
             f"this client already holds {self.limit} WebSocket sessions, the most one address may hold "
             "(synthenv serve --max-sessions-per-client); close one and retry"
         )
+
+    def _server_full(self) -> str:
+        return (
+            f"the server holds {self.total} WebSocket sessions, its most (synthenv serve --max-sessions); "
+            "retry when one closes"
+        )
+
+    async def _refuse(self, scope: Scope, receive: Receive, send: Send, message: str) -> None:
         if (await receive())["type"] != "websocket.connect":
             return  # gone before the handshake
         if "websocket.http.response" not in scope.get("extensions", {}):

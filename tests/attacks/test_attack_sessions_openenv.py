@@ -216,3 +216,29 @@ def test_the_cli_sets_the_cap_for_openenv_only(store_bundle: Path, monkeypatch: 
         first, second = asyncio.run(two_sockets(url))
     assert not isinstance(first, Exception) and isinstance(second, websockets.InvalidStatus)
     assert second.response.status_code == 503
+
+
+async def test_a_full_server_answers_503_before_the_upgrade(store_bundle: Path) -> None:
+    """With every slot held (2 of 2, by two addresses), the next WebSocket from a third address is a
+    503 with Retry-After naming --max-sessions, at once, rather than an accepted socket OpenEnv then
+    closes with an error; a slot given back is served again."""
+    app = create_openenv_app(store_bundle, max_sessions=2, max_sessions_per_client=64, trainer_token=TOKEN)
+    with serve(app) as url:
+        held = [await _open(url), await _open(url, OTHER_PEER)]
+        assert all(not isinstance(ws, Exception) for ws in held)
+        assert [(await _reset(ws, i))["type"] for i, ws in enumerate(held)] == ["observation"] * 2
+        started = time.monotonic()
+        full = await _open(url, "127.0.0.3")
+        assert time.monotonic() - started < 2
+        assert isinstance(full, websockets.InvalidStatus), full
+        assert full.response.status_code == 503 and full.response.headers["Retry-After"] == "1"
+        assert "--max-sessions" in json.loads(full.response.body)["message"]
+        await held[0].close()
+        for _ in range(50):
+            again = await _open(url, "127.0.0.3")
+            if not isinstance(again, Exception):
+                break
+            await asyncio.sleep(0.05)
+        assert not isinstance(again, Exception) and (await _reset(again))["type"] == "observation"
+        await again.close()
+        await held[1].close()
