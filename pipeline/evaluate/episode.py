@@ -89,7 +89,7 @@ def _forbidden_calls(task: Any) -> list[tuple[str, dict[str, Any]]]:
 
 
 def is_procedural(env: Any) -> bool:
-    return env.bundle.manifest.get("kind") == "procedural"
+    return bool(env.bundle.manifest.kind == "procedural")
 
 
 def specs_of(env: Any) -> list[dict[str, Any]]:

@@ -168,7 +168,7 @@ class Evaluation:
             bundle=self.source,
             ref=self.bundle.ref,
             digest=self.bundle.digest,
-            kind=str(self.bundle.manifest.get("kind", "tool_use")),
+            kind=self.bundle.manifest.kind,
             policy=self.policy.name,
             config=self.config.as_dict(),
             config_id=self.config.config_id(),
@@ -202,7 +202,7 @@ class Evaluation:
         """This thread's environment (environments run one episode at a time)."""
         env = getattr(self._local, "env", None)
         if env is None:
-            if self.bundle.manifest.get("kind") == "procedural":
+            if self.bundle.manifest.kind == "procedural":
                 from pipeline.runtime.procedural import ProceduralEnvironment
 
                 env = ProceduralEnvironment(self.bundle)
