@@ -126,13 +126,7 @@ def generate(config: Config, rng: random.Random) -> Problem:
             while r >= k:
                 r = getrandbits(bits)
             planted.append(r)
-        for i in range(n - 1, 0, -1):  # rng.shuffle(planted), inline (same getrandbits calls)
-            m = i + 1
-            width = m.bit_length()
-            j = getrandbits(width)
-            while j >= m:
-                j = getrandbits(width)
-            planted[i], planted[j] = planted[j], planted[i]
+        rng.shuffle(planted)
         edges = []
         adjacent = [0] * n
         degree = [0] * n
@@ -154,13 +148,7 @@ def generate(config: Config, rng: random.Random) -> Problem:
         raise ValueError(f"{NAME}: no tight instance in {_MAX_TRIES} draws; raise edge_prob")
     names = rng.sample(string.ascii_uppercase, n)
     named = [(names[a], names[b]) if uniform() < 0.5 else (names[b], names[a]) for a, b in edges]
-    for i in range(len(named) - 1, 0, -1):  # rng.shuffle(named), inline
-        m = i + 1
-        width = m.bit_length()
-        j = getrandbits(width)
-        while j >= m:
-            j = getrandbits(width)
-        named[i], named[j] = named[j], named[i]
+    rng.shuffle(named)
     nodes = sorted(names)
     gold = {names[v]: planted[v] + 1 for v in range(n)}
     question = (
