@@ -53,6 +53,7 @@ from pipeline.tasks.families.request import (
     base_rules,
     extra_wish,
     judge,
+    latest,
     refusal,
     search,
 )
@@ -317,10 +318,11 @@ def _second(
     for table, path, when in subjects:
         if not agrees(ctx, table, path, owner):
             continue
-        mine = sorted(_owned(ctx, table, path).get(owner, []), key=lambda r: (str(r[when.name]), r["id"]), reverse=True)
-        if not mine or (len(mine) > 1 and str(mine[1][when.name]) == str(mine[0][when.name])):
-            continue  # a tie gives "latest" two readings
-        row = mine[0]
+        mine = _owned(ctx, table, path).get(owner, [])
+        newest = latest(mine, when.name, 1)
+        if not newest:
+            continue  # none, or a tie gives "latest" two readings
+        row = newest[0]
         if row["id"] in {r["id"] for r in found.chosen}:
             continue  # a refusal names a record by id alone: two records with one id would read alike
         ops = [

@@ -312,11 +312,9 @@ def search(
         for owner in rng.sample(owners, min(len(owners), OWNERS)):
             if not agrees(ctx, table, path, owner):
                 continue
-            mine = sorted(owned[owner], key=lambda r: (str(r[when.name]), r["id"]), reverse=True)
-            if len(mine) > size and str(mine[size][when.name]) == str(mine[size - 1][when.name]):
-                continue
-            chosen = mine[:size]
-            if first_differs and {r["id"] for r in chosen} == {r["id"] for r in sorted(mine, key=_by_id)[:size]}:
+            mine = owned[owner]
+            chosen = latest(mine, when.name, size, first_differs)
+            if chosen is None:
                 continue
             finding = _find_calls(ctx, table, path, when, owner, chosen)
             if finding is None:
@@ -332,6 +330,19 @@ def search(
                     prow = ctx.row(person, owner)
                     return Subject(table, len(mine), finding, op, person, prow, chosen, decisions, mine)
     raise Skip("no_request_subject")
+
+
+def latest(rows: list[dict[str, Any]], when: str, k: int, first_differs: bool = False) -> list[dict[str, Any]] | None:
+    """The ``k`` most recent of ``rows`` by ``when`` (ties broken by id), or None where "most recent"
+    has two readings (a tie at the cut) or, with ``first_differs``, where they are simply the first
+    ``k`` a plain listing returns (by id), so that taking the first records listed is not also right."""
+    ranked = sorted(rows, key=lambda r: (str(r[when]), r["id"]), reverse=True)
+    if len(ranked) > k and str(ranked[k][when]) == str(ranked[k - 1][when]):
+        return None
+    chosen = ranked[:k]
+    if first_differs and {r["id"] for r in chosen} == {r["id"] for r in sorted(rows, key=_by_id)[:k]}:
+        return None
+    return chosen
 
 
 def _by_id(row: dict[str, Any]) -> Any:

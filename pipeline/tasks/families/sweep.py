@@ -32,7 +32,7 @@ from pipeline.runtime.verify import AnswerCheck
 from pipeline.tasks.context import Context
 from pipeline.tasks.families._common import op_phrase, operations
 from pipeline.tasks.families.case import amounts, settle
-from pipeline.tasks.families.request import _decide, base_rules
+from pipeline.tasks.families.request import _decide, base_rules, latest
 from pipeline.tasks.filters import Filter, merge
 from pipeline.tasks.model import Candidate, Skip
 from pipeline.tasks.phrasing import sentence
@@ -91,7 +91,7 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
                 break
         else:
             continue
-        chosen = _latest(matched, when.name, k)
+        chosen = latest(matched, when.name, k, first_differs=True)
         if chosen is None:
             continue
         key = (table.name, op.name, tuple(sorted(r["id"] for r in chosen)))
@@ -107,20 +107,6 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
         taken.add(key)
         return candidate
     raise Skip("no_sweep_subject")
-
-
-def _latest(matched: list[dict[str, Any]], when: str, k: int) -> list[dict[str, Any]] | None:
-    """The ``k`` most recent of ``matched``, when "most recent" has one reading (no tie at the cut)
-    and they are not simply the first ``k`` a plain listing returns (ids follow creation order, but
-    not always the time asked about): taking the first records listed must act on the wrong ones."""
-    ranked = sorted(matched, key=lambda r: (str(r[when]), r["id"]), reverse=True)
-    if str(ranked[k][when]) == str(ranked[k - 1][when]):
-        return None
-    chosen = ranked[:k]
-    first = sorted(matched, key=lambda r: r["id"])[:k]
-    if {r["id"] for r in chosen} == {r["id"] for r in first}:
-        return None
-    return chosen
 
 
 def _judged(
