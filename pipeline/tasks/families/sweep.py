@@ -65,7 +65,7 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
     ]
     if not pairs:
         raise Skip("domain_lacks_ruled_operations")
-    taken: set[tuple[str, str, tuple[Any, ...]]] = ctx.memo.setdefault("sweep_taken", set())
+    taken: set[tuple[str, str, str, str]] = ctx.memo.setdefault("sweep_taken", set())
     for _ in range(TRIES):
         table, op, when = rng.choice(pairs)
         k = rng.randint(low, high)
@@ -94,9 +94,14 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
         chosen = latest(matched, when.name, k, first_differs=True)
         if chosen is None:
             continue
-        key = (table.name, op.name, tuple(sorted(r["id"] for r in chosen)))
-        if key in taken:
-            continue  # the same sweep reworded (other conditions, the same records) is not a new task
+        # The same sweep reworded is not a new task: other conditions over the same records, or the
+        # same conditions with another count (the six latest pending orders, then the seven latest).
+        keys = {
+            (table.name, op.name, "records", json.dumps(sorted(r["id"] for r in chosen))),
+            (table.name, op.name, "conditions", json.dumps(merge(filters), sort_keys=True, default=str)),
+        }
+        if keys & taken:
+            continue
         found = _judged(ctx, spec, op, table, chosen)
         if found is None:
             continue
@@ -104,7 +109,7 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
             candidate = _build(ctx, rng, level, op, table, when, filters, len(matched), chosen, found)
         except Skip:
             continue  # this sweep's total is one amount (or has two readings): try another
-        taken.add(key)
+        taken |= keys
         return candidate
     raise Skip("no_sweep_subject")
 
