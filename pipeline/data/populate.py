@@ -38,6 +38,7 @@ from pipeline.data.columns import (
 )
 from pipeline.data.lifecycle import history_codes, history_rows, stamp_lifecycles
 from pipeline.data.rules import enforce_numbers
+from pipeline.data.settle import settle_amounts, settled_parents
 from pipeline.progress import tick
 from pipeline.world.ddl import ddl_parts
 from pipeline.world.schema import Column, Schema, Table, code_prefix, insertion_order
@@ -80,6 +81,10 @@ def _protected(schema: Schema) -> set[tuple[str, str]]:
     """Columns random gaps must not touch: derived values and what they derive from."""
     out: set[tuple[str, str]] = set()
     for t in schema.tables:
+        s = t.settles
+        if s is not None:
+            # A payment always has its order and its amount; the amount it pays off is never blank.
+            out.update({(t.name, s.via), (t.name, s.amount), (str(t.column(s.via).references), s.total)})
         for c in t.columns:
             d = c.derived
             if d is None:
@@ -105,6 +110,10 @@ def _generate_table(table: Table, n: int, ctx: Context, protected: set[tuple[str
         # A status history is its subjects' routes, one row per step, already in time order.
         n, cols = preset
         steps = cols.pop("/step")
+    elif table.settles is not None:
+        # How many payments a parent has follows its status, so the parents are drawn first.
+        cols[table.settles.via] = settled_parents(table, ctx, n)
+        n = len(cols[table.settles.via])
     fks = [c for c in table.columns if c.references and c.name not in cols]
     for c in fks:
         cols[c.name] = one_column(table, c, n, seed, ctx, cols)
@@ -388,12 +397,16 @@ def _insert(conn: sqlite3.Connection, data: TableData) -> None:
     conn.executemany(f'INSERT INTO "{table.name}" ({names}) VALUES ({marks})', zip(*lists))
 
 
-def _row_counts(schema: Schema, scale: float) -> dict[str, int]:
+def _row_counts(schema: Schema, scale: float, drawn: dict[str, int] | None = None) -> dict[str, int]:
     """Rows per table; a one-to-one table never has more rows than its parent, and a table of lines (a total
-    is summed over) never fewer: an order without a single line is not an order."""
+    is summed over) never fewer: an order without a single line is not an order. ``drawn`` holds the
+    tables already generated, whose rows may differ from the plan (payments follow their parents)."""
     counts: dict[str, int] = {}
     lines = _line_columns(schema)
     for table in insertion_order(schema):
+        if drawn is not None and table.name in drawn:
+            counts[table.name] = drawn[table.name]
+            continue
         n = row_count(table, scale)
         for c in table.foreign_keys:
             if c.unique and c.references != table.name:
@@ -436,9 +449,13 @@ def generate_state(schema: Schema, seed: int, scale: float = 1.0, clock: str = D
     for i, table in enumerate(order):
         tick("populate", i, len(order), table.name)
         ctx.data[table.name] = _generate_table(table, counts[table.name], ctx, protected)
+        if table.settles is not None and ctx.data[table.name].n != counts[table.name]:
+            counts = _row_counts(schema, scale, {t: d.n for t, d in ctx.data.items()})
     tick("populate", len(order), len(order))
     _derive(schema, ctx.data)
     for table in insertion_order(schema):
+        # Parents first: a total is final (derived, then repaired by its own rules) before it is paid.
+        settle_amounts(ctx.data[table.name], ctx)
         if table.rules:
             fixed = frozenset(c for t, c in protected if t == table.name) | frozenset(
                 c for group in table.unique_together for c in group

@@ -12,6 +12,9 @@ Then what SQL constraints cannot say, by kind:
 * ``history``: a status-history table tells each record's story: moves chain from the
   initial status to the record's current one, in time order, after the record was created;
 * ``vocabulary``: every value of a vocabulary column is one its vocabulary produces;
+* ``settles``: payments add up (``settles:``): a settled parent's children sum to its total to the
+  cent, an open one's to less, a parent that takes none has none, any other at most its total,
+  and no parent has more than three;
 * ``integrity``: the SQLite checks above and unique-together groups.
 
 :func:`realism_check` counts violating rows per check; :func:`check_state` lists the failed
@@ -26,6 +29,7 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
+from pipeline.data.settle import MAX_CHILDREN
 from pipeline.data.vocab import load_vocab, outside
 from pipeline.world.checks import row_checks
 from pipeline.world.schema import Schema, Table
@@ -34,7 +38,7 @@ from pipeline.world.timeline import anchor_column
 
 TOLERANCE = 0.005
 """Money is rounded to cents; sums are compared to half a cent."""
-KINDS = ("integrity", "derived", "rule", "timeline", "status", "history", "vocabulary")
+KINDS = ("integrity", "derived", "rule", "timeline", "status", "history", "vocabulary", "settles")
 
 
 class RealismFailure(ValueError):
@@ -171,6 +175,37 @@ def _vocabularies(conn: sqlite3.Connection, table: Table) -> list[Finding]:
     return out
 
 
+def _settles(conn: sqlite3.Connection, table: Table) -> list[Finding]:
+    """A settling table's amounts against its parents' totals, one check per group of statuses."""
+    s = table.settles
+    if s is None:
+        return []
+    parent = str(table.column(s.via).references)
+    sums = (
+        f"SELECT p.{_q(s.status)} AS status, p.{_q(s.total)} AS total, coalesce(x.s, 0) AS s, coalesce(x.n, 0) AS n "
+        f"FROM {_q(parent)} p LEFT JOIN (SELECT {_q(s.via)} AS k, sum({_q(s.amount)}) AS s, count(*) AS n "
+        f"FROM {_q(table.name)} GROUP BY {_q(s.via)}) x ON x.k = p.id WHERE p.{_q(s.total)} IS NOT NULL"
+    )
+
+    def inside(values: tuple[str, ...]) -> str:
+        return "status IN (" + ", ".join("'" + v.replace("'", "''") + "'" for v in values) + ")" if values else "0"
+
+    listed = (*s.paid, *s.open, *s.none)
+    checks = [
+        (f"{inside(s.paid)} AND (n = 0 OR abs(s - total) > {TOLERANCE})", f"{s.paid} paid in full"),
+        (f"{inside(s.open)} AND s > total - {TOLERANCE}", f"{s.open} paid in part"),
+        (f"{inside(s.none)} AND n > 0", f"{s.none} not paid"),
+        (f"NOT {inside(listed)} AND s > total + {TOLERANCE}", "others paid at most in full"),
+        (f"n > {MAX_CHILDREN}", f"at most {MAX_CHILDREN} payments"),
+    ]
+    # One pass over the sums for every check: at a million payments each pass is a second.
+    counts = conn.execute(f"SELECT {', '.join(f'sum({w})' for w, _ in checks)} FROM ({sums})").fetchone()
+    return [
+        Finding("settles", f"{table.name}.{s.amount} settles {parent}.{s.total}: {name}", int(bad or 0))
+        for (_, name), bad in zip(checks, counts)
+    ]
+
+
 def realism_check(schema: Schema, path: Path, clock: str, sqlite_checks: bool = True) -> list[Finding]:
     """Every check of the schema over the state at ``path``, with its count of violating rows.
 
@@ -200,6 +235,7 @@ def realism_check(schema: Schema, path: Path, clock: str, sqlite_checks: bool = 
         for table in schema.tables:
             found += _derived(conn, table) + _clock(conn, table, clock) + _groups(conn, table)
             found += _history(conn, schema, table) + _vocabularies(conn, table)
+            found += _settles(conn, table)
         return found
     finally:
         conn.close()

@@ -80,6 +80,7 @@ class Blueprint(BaseModel):
         _check_vocabularies(self)
         _check_rules(self)
         _check_histories(self)
+        _check_settles(self)
         return self
 
 
@@ -169,6 +170,31 @@ def _check_histories(bp: Blueprint) -> None:
             raise ValueError(f"{where}: needs one ref to {subject!r}, one from/to pair (follows) and a timestamp")
         if moves[0].values != status.values:
             raise ValueError(f"{where}: its from/to values must be the status values")
+
+
+def _check_settles(bp: Blueprint) -> None:
+    """A settling entity pays a numeric field of its parent, grouped by statuses the parent has."""
+    rules = derivations(bp)
+    feeds = {(str(r.child), f) for r in rules.values() if r.kind == "sum" for f in (*r.factors, str(r.via))}
+    for e in bp.entities:
+        s = e.settles
+        if s is None:
+            continue
+        where = f"{e.name}: settles"
+        if (e.name, s.amount) in feeds or (e.name, s.amount) in rules:
+            raise ValueError(f"{where}: {s.amount!r} is derived or feeds a derivation")
+        parent = bp.entity(str(e.field(s.parent).ref))
+        names = [f.name for f in parent.fields]
+        if s.total not in names or parent.field(s.total).type not in ("money", "decimal"):
+            raise ValueError(f"{where}: total {s.total!r} is not a money field of {parent.name!r}")
+        statuses = [f.name for f in parent.fields if f.type == "status"]
+        status = s.status or (statuses[0] if len(statuses) == 1 else None)
+        if status is None or status not in statuses:
+            raise ValueError(f"{where}: name the status field of {parent.name!r} (one of {statuses})")
+        values = set(parent.field(status).values or ())
+        unknown = sorted(v for v in (*s.paid, *s.open, *s.none) if v not in values)
+        if unknown:
+            raise ValueError(f"{where}: {parent.name}.{status} has no values {unknown}")
 
 
 def _check_acyclic(bp: Blueprint) -> None:

@@ -228,6 +228,44 @@ class RuleSpec(BaseModel):
         return self
 
 
+class SettlesSpec(BaseModel):
+    """This entity's rows pay off a parent's amount (payments of an order, payouts of a claim).
+
+    Why it is declared: a cap per row (``amount <= order_id.total``) still lets three payments
+    add up to twice the order, and leaves delivered orders unpaid. With this, population splits
+    each parent's amount over its children by the parent's status: exactly (to the cent) for a
+    settled parent, strictly less for an open one, none for a parent that takes no payment, and at
+    most the amount for any other status; the realism check counts each violation.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    parent: str
+    """The entity's ref field to the parent (``order_id``)."""
+    amount: str
+    """The entity's money field that is paid (``amount``)."""
+    total: str
+    """The parent's numeric field the children pay off (``total``, derived or not)."""
+    status: str | None = None
+    """The parent's status field; when absent, the parent's only one."""
+    paid: tuple[str, ...]
+    """Statuses of a parent paid in full: 1-3 children whose amounts sum exactly to the total."""
+    open: tuple[str, ...] = ()
+    """Statuses of a parent paid in part so far: 0-2 children summing to strictly less than the total."""
+    none: tuple[str, ...] = ()
+    """Statuses of a parent that has taken no payment: no children."""
+
+    @model_validator(mode="after")
+    def _check(self) -> SettlesSpec:
+        if not self.paid:
+            raise ValueError("settles: 'paid' needs at least one status")
+        groups = [*self.paid, *self.open, *self.none]
+        twice = sorted({v for v in groups if groups.count(v) > 1})
+        if twice:
+            raise ValueError(f"settles: statuses listed in more than one group: {twice}")
+        return self
+
+
 class Entity(BaseModel):
     """A kind of thing in the domain; becomes one table."""
 
@@ -251,6 +289,8 @@ class Entity(BaseModel):
     history_of: str | None = None
     """``entity.status_field`` whose changes this entity records, one row per change (from, to, when);
     population writes each row's path through the state machine, and operations add a row."""
+    settles: SettlesSpec | None = None
+    """The rows are payments of a parent's amount (:class:`SettlesSpec`)."""
 
     @field_validator("rules", mode="before")
     @classmethod
@@ -303,6 +343,16 @@ class Entity(BaseModel):
                     f"entity {self.name!r}: field {f.name!r} lists initial values, so the entity needs "
                     f"fixed_rows and rows equal to their number"
                 )
+        if self.settles is not None:
+            s = self.settles
+            if s.parent not in names or self.field(s.parent).type != "ref":
+                raise ValueError(f"entity {self.name!r}: settles parent {s.parent!r} is not one of its ref fields")
+            if s.amount not in names or self.field(s.amount).type != "money":
+                raise ValueError(f"entity {self.name!r}: settles amount {s.amount!r} is not one of its money fields")
+            if self.field(s.amount).derive is not None or self.history_of is not None:
+                raise ValueError(f"entity {self.name!r}: a settling amount is drawn, not derived or a history")
+            if any(s.parent in g for g in self.unique_together):
+                raise ValueError(f"entity {self.name!r}: settles parent {s.parent!r} is in a unique_together group")
         for group in self.unique_together:
             unknown = sorted(set(group) - set(names))
             if len(group) < 2 or unknown:

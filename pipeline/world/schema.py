@@ -140,6 +140,21 @@ class History(BaseModel):
     """When the change happened."""
 
 
+class Settlement(BaseModel):
+    """This table's ``amount`` pays off the ``total`` of the parent it refers to (``via``), as the parent's
+    ``status`` says (:class:`pipeline.world.fields.SettlesSpec`); column names resolved."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    via: str
+    amount: str
+    total: str
+    status: str
+    paid: tuple[str, ...]
+    open: tuple[str, ...] = ()
+    none: tuple[str, ...] = ()
+
+
 class Table(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -156,6 +171,8 @@ class Table(BaseModel):
     unique_together: tuple[tuple[str, ...], ...] = ()
     rules: tuple[BusinessRule, ...] = Field(default=(), exclude_if=lambda v: not v)
     history: History | None = Field(default=None, exclude_if=lambda v: v is None)
+    settles: Settlement | None = Field(default=None, exclude_if=lambda v: v is None)
+    """The rows are payments of a parent's amount; left out of ``schema.json`` when absent."""
     noun: str = ""
     """The readable singular: ``city department`` (whatever the table is called)."""
     plural: str = ""
@@ -350,6 +367,9 @@ def build_schema(
         for f in entity.fields:
             rule = rules.get((entity.name, f.name))
             low, high = _range(f, rule, blueprint, entity)
+            if entity.settles is not None and f.name == entity.settles.amount:
+                # A share of the parent's amount: a large total is paid in one payment, a deposit may be small.
+                low, high = 0.0, None
             derived = None
             if rule is not None:
                 if rule.kind == "sum":
@@ -408,6 +428,7 @@ def build_schema(
                 unique_together=tuple(tuple(col(x) for x in g) for g in entity.unique_together),
                 rules=tuple(_styled_rule(r, col) for r in entity.rules),
                 history=_history(entity, table_of, col),
+                settles=_settlement(entity, blueprint, col),
                 noun=entity.name.replace("_", " "),
                 plural=entity.plural_name.replace("_", " "),
             )
@@ -466,6 +487,16 @@ def _history(entity: Entity, table_of: dict[str, str], col: Callable[[str], str]
         target=col(target.name),
         at=col(at.name),
     )
+
+
+def _settlement(entity: Entity, blueprint: Blueprint, col: Callable[[str], str]) -> Settlement | None:
+    s = entity.settles
+    if s is None:
+        return None
+    parent = blueprint.entity(str(entity.field(s.parent).ref))
+    status = s.status or next(f.name for f in parent.fields if f.type == "status")
+    names = {"via": s.parent, "amount": s.amount, "total": s.total, "status": status}
+    return Settlement(**{k: col(v) for k, v in names.items()}, paid=s.paid, open=s.open, none=s.none)
 
 
 def _check_names(names: list[str], where: str) -> None:

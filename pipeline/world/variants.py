@@ -259,6 +259,8 @@ def _clean(data: Data) -> None:
     for e in data["entities"]:
         if e.get("rules"):
             e["rules"] = [r for r in e["rules"] if _resolves(data, e, r)]
+        if e.get("settles"):
+            _clean_settles(data, e)
     probe = Blueprint.model_validate(
         {
             **data,
@@ -280,6 +282,24 @@ def _clean(data: Data) -> None:
                     )
                 except ValueError:
                     f.pop("derive")
+
+
+def _clean_settles(data: Data, entity: Data) -> None:
+    """Payments keep settling their parent while its fields remain; statuses a variant left out leave the lists."""
+    s = entity["settles"]
+    fields = {f["name"]: f for f in entity["fields"]}
+    ref = fields.get(s["parent"], {}).get("ref")
+    parent = {f["name"]: f for f in entity_data(data, ref)["fields"]} if ref in entity_names(data) else {}
+    statuses = [f for f in parent.values() if f["type"] == "status"]
+    status = parent.get(s["status"]) if s.get("status") else (statuses[0] if len(statuses) == 1 else None)
+    if s["amount"] not in fields or s["total"] not in parent or status is None:
+        entity.pop("settles")
+        return
+    for group in ("paid", "open", "none"):
+        if group in s:
+            s[group] = [v for v in s[group] if v in status.get("values", [])]
+    if not s["paid"]:
+        entity.pop("settles")
 
 
 def _resolves(data: Data, entity: Data, rule: Data | str) -> bool:
