@@ -280,3 +280,12 @@ def test_procedural_bundle_single_turn(tmp_path: Path, script: tuple[Script, str
         or item["question"] in s.requests[0]["messages"][-1]["content"]
     )
     assert reward_of(run(bundle.path, item["id"], [""], s, url)) == 0.0
+
+
+def test_the_default_turn_budget_leaves_room_beyond_every_reference() -> None:
+    """The adapter's default ``max_turns`` fits the longest reference a task may have, half again, and
+    an answer (:data:`pipeline.tasks.model.MAX_REFERENCE_CALLS`)."""
+    from pipeline.integrations.verifiers import BundleEnvConfig
+    from pipeline.tasks.model import MAX_REFERENCE_CALLS
+
+    assert BundleEnvConfig.model_fields["max_turns"].default >= MAX_REFERENCE_CALLS * 3 // 2 + 1

@@ -3,7 +3,7 @@
 Played through ``Environment.step`` as an agent sends it: the reference scores 1.0 in both answer
 forms the instruction allows (the object or its JSON text), and every shortcut scores 0: doing every
 record asked about (the literal reading), every record the conditions match, the first records a
-plain listing returns, half the report, or nothing.
+plain listing returns, the records the request said to leave alone, half the report, or nothing.
 """
 
 from __future__ import annotations
@@ -49,8 +49,21 @@ def test_a_sweep_is_long_ranked_and_judged(env: Any) -> None:
         assert report is not None and report["refused"], task.id
         assert all(r["cannot"] == "policy" for r in report["refused"]), task.id
         done = [c for c in task.solution if c.tool == task.knobs["operation"]]
-        assert len(done) + len(report["refused"]) == task.knobs["records"], task.id
+        spared = set(task.knobs["excepted"])
+        assert not spared & ({c.arguments["id"] for c in done} | {r["id"] for r in report["refused"]}), task.id
+        assert len(done) + len(report["refused"]) + len(spared) == task.knobs["records"], task.id
     assert max(len(t.solution) for t in _sweeps(env)) >= 10
+
+
+def test_an_exception_is_read_on_a_third_kind_of_record(env: Any) -> None:
+    """A request that leaves some records alone names them by a related record: the reference reads
+    that record's table (a third kind beside the swept records and their amounts)."""
+    excepting = [t for t in _sweeps(env) if t.knobs["excepted"]]
+    assert excepting, "online_store seed 0 holds a sweep with an exception"
+    for task in excepting:
+        tables = {env.executor.spec(c.tool).table for c in task.solution}
+        assert len(tables) >= 3, (task.id, tables)
+        assert task.solution[1].tool != task.solution[0].tool, task.id
 
 
 def test_the_reference_scores_one_in_each_answer_form(env: Any) -> None:
@@ -63,7 +76,16 @@ def test_the_reference_scores_one_in_each_answer_form(env: Any) -> None:
 
 
 @pytest.mark.parametrize(
-    "name", ["literal_compliance", "every_match", "first_candidate", "refusal_only", "report_parts", "copied_amount"]
+    "name",
+    [
+        "literal_compliance",
+        "every_match",
+        "exception_ignored",
+        "first_candidate",
+        "refusal_only",
+        "report_parts",
+        "copied_amount",
+    ],
 )
 def test_every_shortcut_scores_zero(env: Any, name: str) -> None:
     scratch = scratch_for(env.bundle.state_bytes)

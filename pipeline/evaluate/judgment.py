@@ -52,6 +52,16 @@ def _ids(text: str) -> list[int]:
     return [int(i) for i in _ID.findall(text)]
 
 
+def _decoded(answer: Any) -> Any:
+    """An answer given as JSON text, as its value (a report's ids are swapped like any other's)."""
+    if isinstance(answer, str):
+        try:
+            return json.loads(answer)
+        except ValueError:
+            return answer
+    return answer
+
+
 def _encode(answer: Any) -> Any:
     return answer if isinstance(answer, str) or answer is None else json.dumps(answer)
 
@@ -87,7 +97,7 @@ class FirstCandidateAgent:
             ranked, plain = _ids(texts["ranked"]), _ids(texts["plain"])
             self.swap.update({r: p for r, p in zip(ranked, plain, strict=False) if r != p})
         if not self.calls:
-            return Turn(answer=_encode(self._swapped(self.answer)), final=True)
+            return Turn(answer=_encode(self._swapped(_decoded(self.answer))), final=True)
         tool, args = self.calls.pop(0)
         self.step += 1
         if any(k in args for k in _RANKING):

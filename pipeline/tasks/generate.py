@@ -2,7 +2,8 @@
 
 For each family, candidate ``i`` is asked at level ``i mod levels``, with a seed derived
 by a stable hash of (bundle seed, family, index, attempt), so adding a family never
-shifts another's tasks. A candidate that a family cannot build, that repeats an
+shifts another's tasks. A candidate that a family cannot build, whose reference is
+longer than the step budgets allow (:data:`~pipeline.tasks.model.MAX_REFERENCE_CALLS`), that repeats an
 instruction, that reads unnaturally (``unnatural:<rule>``, :mod:`pipeline.tasks.naturalness`),
 or that fails its proof (the exploit library included) is dropped with its reason counted;
 the slot is then retried with the next attempt seed, a bounded number
@@ -30,7 +31,7 @@ from pipeline.runtime.verify import RowChange, Verifier
 from pipeline.tasks.consistency import contradicts, remember
 from pipeline.tasks.context import Context
 from pipeline.tasks.families import FAMILIES, Family
-from pipeline.tasks.model import Candidate, Skip, TaskSet
+from pipeline.tasks.model import MAX_REFERENCE_CALLS, Candidate, Skip, TaskSet
 from pipeline.tasks.naturalness import World, violations
 from pipeline.tasks.phrasing import Phrasebook, refusal_form
 from pipeline.tasks.proof import expected_changes, prove, replay_key
@@ -231,6 +232,8 @@ def _attempt(build: _Build, slot: _Slot, attempt: int) -> str | None:
         candidate = slot.family.generate(ctx, rng, slot.level)
     except Skip as skip:
         return skip.reason
+    if len(candidate.solution) > MAX_REFERENCE_CALLS:
+        return "reference_too_long"
     key = normalise_text(candidate.instruction)
     if key in build.seen:
         return "duplicate_instruction"

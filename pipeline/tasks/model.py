@@ -24,6 +24,13 @@ class Skip(Exception):
         self.reason = reason
 
 
+MAX_REFERENCE_CALLS = 19
+"""The longest reference a task may have. The default step budgets (``synthenv evaluate``: 30 steps,
+the verifiers adapter: 32 turns) must leave an agent room to read around, recover from a refused
+move and answer: a task whose reference alone spends the budget is unsolvable in practice, so it is
+never shipped."""
+
+
 @dataclass
 class Candidate:
     """What a family proposes; the generator turns it into a proven :class:`Task`."""

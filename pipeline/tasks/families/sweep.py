@@ -14,15 +14,22 @@ protects; refusing all does none of the allowed part; copying one amount or addi
 gives another total. Many records go through, so the reference is long and none of its calls can
 be dropped: each write is asked for, each read decides a record or gives one of the amounts.
 
+Most requests also leave some of those records alone, named by a related record the way staff
+think of them: "Leave out the orders of customers with loyalty tier gold: those stay as they are."
+Which records that spares shows only on the related records (a third kind read), so the agent
+reads who those customers are and skips their orders; they are neither done nor refused. Doing
+them anyway (``exception_ignored``) changes records nobody asked to change.
+
 Knobs: ``records`` (records the request covers), ``candidates`` (records matching its conditions),
 ``refused`` (those a staff rule forbids), ``filters``, ``policy_rules`` (rules relied on),
-``computed`` (always 1).
+``computed`` (always 1), ``excepted`` (ids of the records the exception spares, [] without one).
 """
 
 from __future__ import annotations
 
 import json
 import random
+from dataclasses import dataclass
 from typing import Any
 
 from pipeline.policy.derive import recency_column, time_words
@@ -34,21 +41,38 @@ from pipeline.tasks.families._common import op_phrase, operations
 from pipeline.tasks.families.case import amounts, settle
 from pipeline.tasks.families.request import _decide, base_rules, latest
 from pipeline.tasks.filters import Filter, merge
-from pipeline.tasks.model import Candidate, Skip
+from pipeline.tasks.model import MAX_REFERENCE_CALLS, Candidate, Skip
 from pipeline.tasks.phrasing import sentence
 from pipeline.tasks.words import field_words, plural_words
 from pipeline.tools.specs import TransitionTool
 from pipeline.world.schema import Column, Table
 
 NAME = "sweep"
-KNOBS = ("records", "candidates", "refused", "filters", "policy_rules", "computed")
-LEVELS: dict[int, dict[str, Any]] = {5: {"records": (6, 10), "allowed": 4, "policy": 1, "filters": 1}}
+KNOBS = ("records", "candidates", "refused", "filters", "policy_rules", "computed", "excepted")
+LEVELS: dict[int, dict[str, Any]] = {
+    5: {
+        "records": (7, 12),
+        "allowed": 5,
+        "policy": 1,
+        "filters": 1,
+        "except": 0.9,
+        "kept": 4,
+        "kinds": 3,
+        "min_kinds": 2,
+        "calls": 10,
+    }
+}
 """The top level only. ``records``: how many of the most recent matching records the request covers
 (the matches are at least two more, all on one page); ``allowed``: at least this many go through;
 ``policy``: at least this many a staff rule refuses; ``filters``: conditions besides the status the
-operation leaves (at most this many, fewest first)."""
+operation leaves (at most this many, fewest first); ``except``: how often the request also leaves
+out the records of some related people or things ("leave out the orders of customers with loyalty
+tier gold"), where such an exception exists; ``kept``: records that still go through after it;
+``kinds`` and ``calls``: kinds of record the reference reads or writes and its calls, preferred (a
+sweep short of them is kept only when none that meets both is found, and never one with under
+``min_kinds``: a sweep that reads and writes one table alone is a loop, not a judgment)."""
 TRIES = 30
-COUNTS = {6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten"}
+COUNTS = {6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten", 11: "eleven", 12: "twelve"}
 PAGE = 50
 """Rows one list call returns: the matches fit on one page, so a ranked listing shows the covered ones."""
 
@@ -66,6 +90,7 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
     if not pairs:
         raise Skip("domain_lacks_ruled_operations")
     taken: set[tuple[str, str, str, str]] = ctx.memo.setdefault("sweep_taken", set())
+    fallback: tuple[int, Candidate, set[tuple[str, str, str, str]]] | None = None
     for _ in range(TRIES):
         table, op, when = rng.choice(pairs)
         k = rng.randint(low, high)
@@ -109,9 +134,21 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
             candidate = _build(ctx, rng, level, op, table, when, filters, len(matched), chosen, found)
         except Skip:
             continue  # this sweep's total is one amount (or has two readings): try another
-        taken |= keys
-        return candidate
-    raise Skip("no_sweep_subject")
+        if len(candidate.solution) > MAX_REFERENCE_CALLS:
+            continue  # longer than an agent's step budget allows
+        kinds = len({ctx.specs[c.tool].table for c in candidate.solution})
+        if kinds < spec["min_kinds"]:
+            continue
+        merit = (kinds >= spec["kinds"]) + (len(candidate.solution) >= spec["calls"])
+        if merit == 2:
+            taken |= keys
+            return candidate
+        if fallback is None or merit > fallback[0]:
+            fallback = (merit, candidate, keys)
+    if fallback is None:
+        raise Skip("no_sweep_subject")
+    taken |= fallback[2]
+    return fallback[1]
 
 
 def _judged(
@@ -144,12 +181,16 @@ def _build(
     calls: list[ToolCall] = [
         ctx.list_call(table, {**args, "order_by": when.name, "descending": True, "limit": len(matched)})
     ]
+    spared = _exception(ctx, rng, LEVELS[level], table, source, matched, decisions)
+    kept = [(r, d) for r, d in zip(matched, decisions, strict=True) if spared is None or r["id"] not in spared.records]
+    if spared is not None:
+        calls += spared.calls
     rules = base_rules(ctx, op, table)
     fee = ctx.policy.fee(op.name)
     if fee is not None:
         rules.add(fee.id)
     deciding: list[int] = []
-    tally = settle(ctx, op, source, matched, decisions, calls, deciding, rules)
+    tally = settle(ctx, op, source, [r for r, _ in kept], [d for _, d in kept], calls, deciding, rules)
     total, refused = tally.total, tally.refused
     conditions = ctx.conditions(rng, filters, relative=False)
     text = [
@@ -163,6 +204,7 @@ def _build(
             time=time_words(when),
             action=op_phrase(ctx, rng, op, table, "each of them"),
         ),
+        *([] if spared is None else [spared.words(ctx, rng, table)]),
         _total_phrase(ctx, rng, source, fee is not None),
         ctx.phrases.render(rng, "case", "answer", noun=table.noun),
     ]
@@ -176,6 +218,7 @@ def _build(
         "policy_rules": len(rules),
         "rule_ids": sorted(rules, key=lambda r: int(r[1:])),
         "computed": 1,
+        "excepted": [] if spared is None else sorted(spared.records),
         "operation": op.name,
         "ids_given": False,
         "decides": deciding,
@@ -187,6 +230,115 @@ def _build(
     grounding = [Grounding(tool=ctx.need_tool("list", table), arguments=args, total=pool)]
     instruction = " ".join(sentence(t) for t in text)
     return Candidate(NAME, level, knobs, instruction, calls, json.dumps(expected), check, grounding=grounding)
+
+
+@dataclass(frozen=True)
+class Spared:
+    """The records a sweep's request leaves alone, named by a related record ("the orders of customers
+    with loyalty tier gold", "the payments of owners in Springfield" two references away), and the
+    reads that show which those are."""
+
+    parent: Table
+    filter: Filter
+    records: frozenset[int]
+    calls: tuple[ToolCall, ...]
+
+    def words(self, ctx: Context, rng: random.Random, table: Table) -> str:
+        return ctx.phrases.render(
+            rng,
+            NAME,
+            "except",
+            plural=plural_words(table),
+            parents=plural_words(self.parent),
+            conditions=ctx.condition(rng, self.filter, relative=False),
+        )
+
+
+Path_ = tuple[Column, ...]
+"""References from the swept table to the table an exception names: one (an order's customer) or two
+(a payment's visit, then the visit's owner)."""
+FAR = 4
+"""At most this many records named two references away: the reference lists the middle records of
+each (one call apiece), as an agent would."""
+
+
+def _paths(ctx: Context, table: Table) -> dict[str, list[Path_]]:
+    """Every path of one or two references from ``table``, by the table it ends at."""
+    found: dict[str, list[Path_]] = {}
+    for fk in table.foreign_keys:
+        middle = ctx.parent_of(fk)
+        found.setdefault(middle.name, []).append((fk,))
+        if middle.name == table.name:
+            continue
+        for far in middle.foreign_keys:
+            found.setdefault(str(far.references), []).append((fk, far))
+    return found
+
+
+def _reach(ctx: Context, row: dict[str, Any], path: Path_) -> Any:
+    """The id ``path`` leads to from ``row`` (None where a reference is empty)."""
+    at: Any = row
+    for i, fk in enumerate(path):
+        value = at[fk.name]
+        if value is None or i == len(path) - 1:
+            return value
+        at = ctx.row(ctx.parent_of(fk), value)
+    return None
+
+
+def _exception(
+    ctx: Context,
+    rng: random.Random,
+    spec: dict[str, Any],
+    table: Table,
+    source: Source,
+    matched: list[dict[str, Any]],
+    decisions: list[tuple[str, Any]],
+) -> Spared | None:
+    """An exception the request may carry (``spec["except"]`` of the time, where one exists): a
+    condition on a related table that spares at least one record the policy would let through and
+    leaves ``spec["kept"]`` going through and a staff refusal among the rest. The related table is
+    one with a single reading: every path to it from each record leads to the same row (a fine's
+    member and its loan's member may differ, so "the fines of members ..." is not asked)."""
+    if rng.random() >= spec["except"]:
+        return None
+    options = []
+    for target, paths in _paths(ctx, table).items():
+        parent = ctx.schema.table(target)
+        if target in (table.name, source.table.name) or ctx.tool("list", parent) is None:
+            continue
+        if not ctx.filter_columns(parent):
+            continue
+        if any(len({_reach(ctx, r, p) for p in paths} - {None}) > 1 for r in matched):
+            continue  # two readings
+        path = min(paths, key=len)
+        if len(path) == 2 and path[1].name not in ctx.filterable(ctx.parent_of(path[0])):
+            continue
+        options.append((parent, path))
+    for _ in range(6 if options else 0):
+        parent, path = rng.choice(options)
+        far = len(path) == 2
+        try:
+            (condition,) = ctx.pick_filters(rng, parent, 1, ctx.rows(parent), high=FAR if far else PAGE, tries=4)
+        except Skip:
+            continue
+        ids = {r["id"] for r in ctx.rows(parent) if condition.holds(r)}
+        spared = [(r, kind) for r, (kind, _) in zip(matched, decisions, strict=True) if _reach(ctx, r, path) in ids]
+        kinds = [kind for r, (kind, _) in zip(matched, decisions, strict=True) if _reach(ctx, r, path) not in ids]
+        if (
+            not 1 <= len(spared) <= len(matched) // 3
+            or all(kind != "allowed" for _, kind in spared)
+            or kinds.count("allowed") < spec["kept"]
+            or kinds.count("policy") < spec["policy"]
+        ):
+            continue
+        named, calls = ctx.fetch_all(parent, merge([condition]))
+        if far:  # the middle records of each one named: which swept records hang under them
+            middle = ctx.parent_of(path[0])
+            for one in named:
+                calls += ctx.fetch_all(middle, {path[1].name: one["id"]})[1]
+        return Spared(parent, condition, frozenset(r["id"] for r, _ in spared), tuple(calls))
+    return None
 
 
 def _total_phrase(ctx: Context, rng: random.Random, source: Source, refunds: bool) -> str:
