@@ -30,11 +30,15 @@ MIN_VALUES = 30
 SKEWED_SHARE = 0.2
 """The top tenth of parents holding at least this share of children (twice an even spread) is "skewed"."""
 CHARS = 29
-"""Characters of 11 px monospace a box holds (a six-layer diagram, 1,460 px, fits the column at 3/4 scale)."""
-COLUMN = 1100
-"""The page's column (``body{max-width}``): the ER diagram is drawn to scale into it."""
+"""Characters of 11 px monospace a box holds."""
+COLUMN = 1036
+"""The page's column at a 1,100 px window (``body{max-width:1100px}`` less its 2em margins): the ER
+diagram is drawn to scale into it."""
 MIN_SCALE = 0.75
-"""How far the ER diagram shrinks to fit the column (11 px text stays above 8 px); a wider one scrolls in its box."""
+"""How far the ER diagram shrinks to fit the column (11 px text stays above 8 px)."""
+BAND = int((COLUMN / MIN_SCALE - 20) // (BOX_WIDTH + GAP_X))
+"""Layers side by side at most (5): a deeper reference graph wraps its further layers into a band
+below, so no diagram is wider than the column at :data:`MIN_SCALE` and none scrolls."""
 
 
 @dataclass(frozen=True)
@@ -237,19 +241,29 @@ def er_svg(schema: Schema) -> str:
     for t in schema.tables:
         layers.setdefault(depth[t.name], []).append(t)
     pos: dict[str, tuple[float, float, list[str]]] = {}
-    height = 0.0
-    for d in sorted(layers):
-        y = 30.0
-        for t in layers[d]:
-            shown = [c for c in t.columns if c.primary_key or c.references or c.name == t.label or c.unique]
-            shown += [c for c in t.columns if c not in shown]
-            lines = [_clip(f"{c.name} {_marker(c)}".rstrip(), CHARS) for c in shown[:MAX_LINES]]
-            if len(t.columns) > MAX_LINES:
-                lines.append(f"… +{len(t.columns) - MAX_LINES} more")
-            pos[t.name] = (10 + d * (BOX_WIDTH + GAP_X), y, lines)
-            y += (len(lines) + 1.5) * LINE + GAP_Y
-        height = max(height, y)
-    width = 20 + (max(layers, default=0) + 1) * (BOX_WIDTH + GAP_X)
+    order = sorted(layers)
+    bands = [order[i : i + BAND] for i in range(0, len(order), BAND)]
+    top, columns_used = 0.0, 1
+    for band in bands:
+        # A band of fewer layers than columns (the last, often one deep layer of notes and tags)
+        # spreads each layer over several columns instead of one tall stack.
+        per_layer = max(1, BAND // len(band))
+        columns_used = max(columns_used, per_layer * len(band))
+        bottoms = [top + 30.0] * (per_layer * len(band))
+        for i, d in enumerate(band):
+            for t in layers[d]:
+                shown = [c for c in t.columns if c.primary_key or c.references or c.name == t.label or c.unique]
+                shown += [c for c in t.columns if c not in shown]
+                lines = [_clip(f"{c.name} {_marker(c)}".rstrip(), CHARS) for c in shown[:MAX_LINES]]
+                if len(t.columns) > MAX_LINES:
+                    lines.append(f"… +{len(t.columns) - MAX_LINES} more")
+                mine = range(i * per_layer, (i + 1) * per_layer)
+                column = min(mine, key=lambda c: (bottoms[c], c))
+                pos[t.name] = (10 + column * (BOX_WIDTH + GAP_X), bottoms[column], lines)
+                bottoms[column] += (len(lines) + 1.5) * LINE + GAP_Y
+        top = max(bottoms) + 2 * GAP_Y
+    height = top - 2 * GAP_Y
+    width = 20 + columns_used * (BOX_WIDTH + GAP_X)
     boxes, edges = [], []
     for t in schema.tables:
         x, y, lines = pos[t.name]
