@@ -171,6 +171,15 @@ def test_articles_follow_the_sound() -> None:
         "an hourly rate",
         "a status",
     ]
+    plurals = ("key cards issued", "units sold", "nights", "sales region", "address", "basis")
+    assert [with_article(w) for w in plurals] == [
+        "key cards issued",
+        "units sold",
+        "nights",
+        "a sales region",
+        "an address",
+        "a basis",
+    ]
 
 
 # -- built bundles -------------------------------------------------------------------------------------
