@@ -167,5 +167,8 @@ def test_sample_worlds_accept_every_legal_path_and_no_forbidden_one() -> None:
         goals += found
         legal += sum(1 for r in rows if not r[3])
         forbidden += sum(1 for r in rows if r[3])
-    # More legal paths than goals: some goal is reached by a route other than the reference's.
-    assert goals >= 5 and legal > goals and forbidden >= 1, (goals, legal, forbidden)
+    # More legal paths than goals: some goal is reached by a route other than the reference's. Since
+    # payments add up to what they pay (settles), no goal of these worlds has a path the policy
+    # forbids (0 of 14 bundles checked); every forbidden detour of every shipped task is still tried
+    # at build by the exploit library (``forbidden_detour``), which must score 0.
+    assert goals >= 5 and legal > goals, (goals, legal, forbidden)

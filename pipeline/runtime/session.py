@@ -206,6 +206,9 @@ def _prepared(initial: bytes, executor: Executor) -> _Prepared:
             source.close()
     reference.execute("PRAGMA query_only = ON")
     prepared = _Prepared(initial, tables, uri, reference)
+    # Closed when the bundle's executor (and every session on it) is gone, not left to the garbage
+    # collector: an unclosed connection is a ResourceWarning on Python 3.13.
+    weakref.finalize(prepared, reference.close)
     _PREPARED[executor] = prepared
     return prepared
 

@@ -107,10 +107,14 @@ def _single(ctx: Context, rng: random.Random, level: int, mode: Any) -> Candidat
     for _ in range(TRIES):
         # The description may use up a row's attributes; then another row is described.
         found = find(ctx, rng, tables, mode)
+        shown = _shown_before(ctx, found.read(ctx))
         options = [
             c
             for c in ctx.attributes(found.table)
-            if found.row[c.name] is not None and c.name not in found.used and c.semantic != "timestamp"
+            if found.row[c.name] is not None
+            and c.name not in found.used
+            and c.semantic != "timestamp"
+            and found.row[c.name] not in shown
         ]
         if options:
             break
@@ -131,3 +135,16 @@ def _single(ctx: Context, rng: random.Random, level: int, mode: Any) -> Candidat
         check,
         grounding=found.grounding,
     )
+
+
+def _shown_before(ctx: Context, calls: list[Any]) -> set[Any]:
+    """Every value the reads before the last one show: an answer among them makes the last read a
+    shortcut (a reservation's one payment equals the reservation's total, shown by the first read)."""
+    seen: set[Any] = set()
+    for call in calls[:-1]:
+        result = ctx.call(call.tool, dict(call.arguments))
+        rows = result.get("items", [result]) if isinstance(result, dict) else []
+        for row in rows:
+            if isinstance(row, dict):
+                seen.update(v for v in row.values() if isinstance(v, str | int | float) and not isinstance(v, bool))
+    return seen
