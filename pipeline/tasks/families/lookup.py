@@ -107,7 +107,8 @@ def _single(ctx: Context, rng: random.Random, level: int, mode: Any) -> Candidat
     for _ in range(TRIES):
         # The description may use up a row's attributes; then another row is described.
         found = find(ctx, rng, tables, mode)
-        shown = _shown_before(ctx, found.read(ctx))
+        calls = found.read(ctx)
+        shown = _shown_before(ctx, calls)
         options = [
             c
             for c in ctx.attributes(found.table)
@@ -130,7 +131,7 @@ def _single(ctx: Context, rng: random.Random, level: int, mode: Any) -> Candidat
         level,
         knobs,
         sentence(question) + " " + suffix,
-        found.read(ctx),
+        calls,
         value,
         check,
         grounding=found.grounding,

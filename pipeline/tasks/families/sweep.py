@@ -309,22 +309,26 @@ def _exception(
             continue
         if not ctx.filter_columns(parent):
             continue
-        if any(len({_reach(ctx, r, p) for p in paths} - {None}) > 1 for r in matched):
-            continue  # two readings
         path = min(paths, key=len)
         if len(path) == 2 and path[1].name not in ctx.filterable(ctx.parent_of(path[0])):
             continue
-        options.append((parent, path))
+        # Where each matched record leads by every path (one row per record: its targets by path).
+        reached = [[_reach(ctx, r, p) for p in paths] for r in matched]
+        if any(len(set(ends) - {None}) > 1 for ends in reached):
+            continue  # two readings
+        options.append((parent, path, [ends[paths.index(path)] for ends in reached]))
     for _ in range(6 if options else 0):
-        parent, path = rng.choice(options)
+        parent, path, targets = rng.choice(options)
         far = len(path) == 2
+        rows = ctx.rows(parent)
         try:
-            (condition,) = ctx.pick_filters(rng, parent, 1, ctx.rows(parent), high=FAR if far else PAGE, tries=4)
+            (condition,) = ctx.pick_filters(rng, parent, 1, rows, high=FAR if far else PAGE, tries=4)
         except Skip:
             continue
-        ids = {r["id"] for r in ctx.rows(parent) if condition.holds(r)}
-        spared = [(r, kind) for r, (kind, _) in zip(matched, decisions, strict=True) if _reach(ctx, r, path) in ids]
-        kinds = [kind for r, (kind, _) in zip(matched, decisions, strict=True) if _reach(ctx, r, path) not in ids]
+        ids = {r["id"] for r in rows if condition.holds(r)}
+        judged = list(zip(matched, decisions, targets, strict=True))
+        spared = [(r, kind) for r, (kind, _), end in judged if end in ids]
+        kinds = [kind for _, (kind, _), end in judged if end not in ids]
         if (
             not 1 <= len(spared) <= len(matched) // 3
             or all(kind != "allowed" for _, kind in spared)
