@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable
+from decimal import Decimal
 from typing import Any
 
+from pipeline.policy.fees import refund_of
 from pipeline.policy.model import Policy, Rule, blocks
 from pipeline.runtime.task import ToolCall
 from pipeline.tools.specs import ToolSpec
@@ -67,7 +69,37 @@ def goal_of(spec: ToolSpec, arguments: dict[str, Any]) -> str | None:
 def breaking_call(
     policy: Policy, specs: dict[str, ToolSpec], conn: sqlite3.Connection, calls: Iterable[ToolCall]
 ) -> tuple[ToolCall, Rule] | None:
-    """The first call of ``calls`` a staff rule forbids (read against the initial state ``conn``)."""
+    """The first call of ``calls`` a staff rule forbids (read against the initial state ``conn``), or
+    the write that takes the refunds of ``calls`` past the policy's cap on one request."""
+    calls = list(calls)
+    return _breaking_record(policy, specs, conn, calls) or _past_cap(policy, specs, conn, calls)
+
+
+def _past_cap(
+    policy: Policy, specs: dict[str, ToolSpec], conn: sqlite3.Connection, calls: list[ToolCall]
+) -> tuple[ToolCall, Rule] | None:
+    """The write whose refund takes the request's refunds past a cap (each record counted once)."""
+    given: dict[str, Decimal] = {}
+    seen: set[tuple[str, Any]] = set()
+    for call in calls:
+        spec = specs.get(call.tool)
+        if spec is None or spec.mode != "write" or "id" not in call.arguments:
+            continue
+        goal = goal_of(spec, dict(call.arguments))
+        cap = next((r for r in policy.rules if r.kind == "cap" and r.table == spec.table and r.goal == goal), None)
+        fee = None if cap is None else policy.fee(str(cap.operation))
+        if cap is None or fee is None or (cap.id, call.arguments["id"]) in seen:
+            continue
+        seen.add((cap.id, call.arguments["id"]))
+        given[cap.id] = given.get(cap.id, Decimal(0)) + refund_of(conn, fee, call.arguments["id"])
+        if given[cap.id] > Decimal(str(cap.limit)):
+            return call, cap
+    return None
+
+
+def _breaking_record(
+    policy: Policy, specs: dict[str, ToolSpec], conn: sqlite3.Connection, calls: list[ToolCall]
+) -> tuple[ToolCall, Rule] | None:
     for call in calls:
         spec = specs.get(call.tool)
         if spec is None or spec.mode != "write":

@@ -11,8 +11,8 @@ rules are new: for every operation, at most one of
 chosen by a stable seed among the kinds the table supports, with its limit read off the
 state so that some records the operation's lifecycle allows are blocked and most are not
 (a rule that blocks nothing or everything teaches nothing). A ``priority`` line says which
-record "my latest one" means, and a ``fee`` line what a refund gives back
-(:mod:`pipeline.policy.fees`). Everything is a function of (schema, state, clock, seed):
+record "my latest one" means, a ``fee`` line what a refund gives back, and a ``cap`` line the most
+one request gives back in all (:mod:`pipeline.policy.fees`). Everything is a function of (schema, state, clock, seed):
 the same world gives the same policy, byte for byte.
 """
 
@@ -21,10 +21,11 @@ from __future__ import annotations
 import random
 import sqlite3
 from collections.abc import Iterator
+from decimal import Decimal
 from typing import Any
 
-from pipeline.policy.fees import fee_rule
-from pipeline.policy.model import Policy, Rule, RuleKind, days_between
+from pipeline.policy.fees import cap_rule, fee_rule, nice, refunds_by_record
+from pipeline.policy.model import STAFF_KINDS, Policy, Rule, RuleKind, blocks, days_between
 from pipeline.policy.model import with_article as _a
 from pipeline.world.schema import Column, Operation, Schema, Table
 from pipeline.world.sqlnames import quote_ident as _q
@@ -82,15 +83,6 @@ def _listed(values: list[str]) -> str:
     return values[0] if len(values) == 1 else ", ".join(values[:-1]) + " or " + values[-1]
 
 
-def _nice(value: float) -> float:
-    """Two significant figures: 1,234.56 -> 1,200.00, 87.3 -> 87.00."""
-    if value <= 0:
-        return 0.0
-    digits = len(str(int(value))) - 2
-    step = 10 ** max(digits, 0)
-    return float(round(value / step) * step)
-
-
 def _money(value: float) -> str:
     return f"{value:,.2f}"
 
@@ -101,6 +93,18 @@ def _rows(conn: sqlite3.Connection, table: Table, op: Operation) -> list[dict[st
     cur = conn.execute(f"SELECT * FROM {_q(table.name)} WHERE {_q(op.column)} IN ({marks})", op.allowed_from)
     names = [d[0] for d in cur.description]
     return [dict(zip(names, r)) for r in cur.fetchall()]
+
+
+def _blocked(conn: sqlite3.Connection, rules: list[Rule], row: dict[str, Any], clock: str) -> bool:
+    """Whether one of the staff ``rules`` forbids its operation on ``row``."""
+    for rule in rules:
+        children: list[dict[str, Any]] = []
+        if rule.kind == "related" and rule.child is not None and rule.via is not None:
+            cur = conn.execute(f"SELECT * FROM {_q(rule.child)} WHERE {_q(rule.via)} = ?", (row["id"],))
+            children = [dict(zip([d[0] for d in cur.description], r)) for r in cur.fetchall()]
+        if blocks(rule, row, clock, children):
+            return True
+    return False
 
 
 def _share_ok(share: float) -> bool:
@@ -114,7 +118,7 @@ def _threshold(table: Table, op: Operation, rows: list[dict[str, Any]]) -> Itera
         values = sorted(float(r[column.name]) for r in rows if r[column.name] is not None)
         if len(values) < 4:
             continue
-        limit = _nice(values[int(len(values) * (1 - TARGET_SHARE))])
+        limit = nice(values[int(len(values) * (1 - TARGET_SHARE))])
         share = sum(v > limit for v in values) / len(values)
         if _share_ok(share):
             yield {"column": column.name, "limit": limit}
@@ -212,9 +216,11 @@ def _staff_rule(
         child = schema.table(found["child"])
         label = child.column(found["column"]).label
         value = str(found["value"]).replace("_", " ")
+        # Whatever the related record's own status (a voided payment was still made that way).
+        any_status = " (in any status)" if schema.status_columns(child) else ""
         text = (
             f"Staff do not set {_a(noun)} to {goal} ({op.name} or otherwise) when it has {_a(child.noun)} "
-            f"whose {label} is {value}: a manager decides those."
+            f"whose {label} is {value}{any_status}: a manager decides those."
         )
     return Rule(id="", kind=kind, text=text, enforced=False, table=table.name, operation=op.name, goal=op.to, **found)
 
@@ -314,6 +320,18 @@ def derive_policy(schema: Schema, conn: sqlite3.Connection, clock: str, seed: in
         fee = fee_rule(schema, op, seed)
         if fee is not None:
             rules.append(fee)
+    for op in schema.operations:
+        fee = next((r for r in rules if r.kind == "fee" and r.operation == op.name), None)
+        table = schema.table(op.table)
+        when = recency_column(schema, table)
+        if fee is None or when is None:
+            continue
+        ruling = [r for r in rules if r.kind in STAFF_KINDS and r.operation == op.name]
+        refunds = refunds_by_record(conn, fee)
+        rows = [r for r in _rows(conn, table, op) if not _blocked(conn, ruling, r, clock)]
+        cap = cap_rule(schema, fee, [refunds.get(r["id"], Decimal(0)) for r in rows], when, time_words(when), seed)
+        if cap is not None:
+            rules.append(cap)
     for table in schema.tables:
         if not any(op.table == table.name for op in schema.operations):
             continue

@@ -6,16 +6,25 @@ on the record (the amounts of the payments that reference it, where the world ke
 else the record's own amount) comes back less a fee of a few per cent, rounded to the cent per
 record. No tool returns that figure: it is read across records, reduced by the rule and added
 up, which is the computation a policy without judgment skips.
+
+A ``cap`` line limits what one request gives back in all, as a till's refund authority does: the
+request's records are taken from the most recent down, and one whose refund would take the running
+total past the limit is left for a manager while the next is still looked at. Whether a record goes
+through then depends on the others before it, which no per-record rule captures: the agent keeps a
+running sum of computed refunds in a stated order.
 """
 
 from __future__ import annotations
 
 import random
+import sqlite3
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
 
 from pipeline.policy.model import Rule, with_article
 from pipeline.world.schema import Column, Operation, Schema, Table
+from pipeline.world.sqlnames import quote_ident as _q
 
 REFUND_VERBS = frozenset({"cancel", "refund", "return", "withdraw"})
 """Operations that undo a purchase: the person gets money back."""
@@ -105,3 +114,69 @@ def refund(paid: Decimal, rule: Rule) -> Decimal:
     """What comes back of ``paid`` under a fee rule: less the fee, rounded half up to the cent."""
     kept = Decimal(str(rule.limit or 0))
     return (paid * (Decimal(100) - kept) / Decimal(100)).quantize(CENT, rounding=ROUND_HALF_UP)
+
+
+def nice(value: float) -> float:
+    """Two significant figures: 1,234.56 -> 1,200.00, 87.3 -> 87.00."""
+    if value <= 0:
+        return 0.0
+    digits = len(str(int(value))) - 2
+    step = 10 ** max(digits, 0)
+    return float(round(value / step) * step)
+
+
+CAP_TIMES = (3, 4)
+"""A request's refunds may come to at most this many times a usual record's refund (the seed picks)."""
+
+
+def refunds_by_record(conn: sqlite3.Connection, rule: Rule) -> dict[Any, Decimal]:
+    """Roughly what a fee rule gives back for each record of its table (summed in floating point:
+    enough to set a limit by, not to grade by; :func:`refund_of` is exact)."""
+    if rule.child is None or rule.via is None:
+        cur = conn.execute(f"SELECT id, {_q(str(rule.column))} FROM {_q(rule.table)}")
+    else:
+        cur = conn.execute(
+            f"SELECT {_q(rule.via)}, SUM({_q(str(rule.column))}) FROM {_q(rule.child)} GROUP BY {_q(rule.via)}"
+        )
+    return {i: refund(Decimal(str(v)), rule) for i, v in cur.fetchall() if v is not None}
+
+
+def refund_of(conn: sqlite3.Connection, rule: Rule, row_id: Any) -> Decimal:
+    """What a fee rule gives back for record ``row_id``, to the cent (its amounts added as decimals)."""
+    if rule.child is None or rule.via is None:
+        cur = conn.execute(f"SELECT {_q(str(rule.column))} FROM {_q(rule.table)} WHERE id = ?", (row_id,))
+    else:
+        cur = conn.execute(f"SELECT {_q(str(rule.column))} FROM {_q(rule.child)} WHERE {_q(rule.via)} = ?", (row_id,))
+    return refund(sum((Decimal(str(v)) for (v,) in cur.fetchall() if v is not None), Decimal(0)), rule)
+
+
+def cap_rule(schema: Schema, fee: Rule, refunds: list[Decimal], when: Column, time: str, seed: int) -> Rule | None:
+    """The most ``fee``'s operation gives back in one request: a few times a usual refund (None where
+    too few records could go through to say what is usual). ``refunds``: what each record the
+    operation may go through for (its lifecycle allows it, no staff rule forbids it) would give back.
+    A record whose refund alone is over it is held back even alone; no task asks for one such record
+    to go through (:func:`pipeline.policy.check.breaking_call` drops it at build)."""
+    paid = sorted(r for r in refunds if r > 0)
+    if len(paid) < 4:
+        return None
+    times = random.Random(f"{seed}/{schema.name}/{fee.operation}/cap").choice(CAP_TIMES)
+    usual = float(paid[len(paid) // 2])
+    limit = nice(usual * times)
+    table = schema.table(fee.table)
+    goal = str(fee.goal).replace("_", " ")
+    text = (
+        f"One request's refunds come to at most {limit:,.2f} in all: taking the {table.plural} it sets to {goal} "
+        f"({fee.operation} or otherwise) from the most recent {time} down, {with_article(table.noun)} whose refund "
+        "would take them past that is left for a manager (it stays as it is), and the next one is looked at."
+    )
+    return Rule(
+        id="",
+        kind="cap",
+        text=text,
+        enforced=False,
+        table=table.name,
+        operation=fee.operation,
+        column=when.name,
+        limit=limit,
+        goal=fee.goal,
+    )

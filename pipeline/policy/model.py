@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-RuleKind = Literal["lifecycle", "check", "threshold", "window", "related", "priority", "fee"]
+RuleKind = Literal["lifecycle", "check", "threshold", "window", "related", "priority", "fee", "cap"]
 STAFF_KINDS: tuple[RuleKind, ...] = ("threshold", "window", "related")
 """Rules the tools do not enforce: the agent applies them, the verifier sees the outcome."""
 TIME_FORMAT = "%Y-%m-%dT%H:%M:%S"
@@ -34,9 +34,11 @@ class Rule(BaseModel):
     operation: str | None = Field(default=None, description="The operation a lifecycle or staff rule restricts")
     column: str | None = Field(
         default=None,
-        description="threshold/window: the row's column; related: the child's column; priority: the time",
+        description="threshold/window: the row's column; related: the child's column; priority, cap: the time",
     )
-    limit: float | None = Field(default=None, description="threshold: the amount; window: the days; fee: per cent")
+    limit: float | None = Field(
+        default=None, description="threshold: the amount; window: the days; fee: per cent; cap: the most refunded"
+    )
     child: str | None = Field(
         default=None, description="related: the table whose rows block the operation; fee: the payments table"
     )
@@ -76,6 +78,10 @@ class Policy(BaseModel):
     def fee(self, operation: str) -> Rule | None:
         """The refund line of ``operation``, if it refunds anything (see :mod:`pipeline.policy.fees`)."""
         return next((r for r in self.rules if r.kind == "fee" and r.operation == operation), None)
+
+    def cap(self, operation: str) -> Rule | None:
+        """The most ``operation`` refunds in one request, if it has a limit (see :mod:`pipeline.policy.fees`)."""
+        return next((r for r in self.rules if r.kind == "cap" and r.operation == operation), None)
 
 
 def with_article(phrase: str) -> str:

@@ -141,6 +141,10 @@ class Tally:
     gross: Decimal = Decimal(0)
     """The amounts on the records that go through, the fee forgotten."""
     refused: list[dict[str, Any]] = field(default_factory=list)
+    capped: list[Any] = field(default_factory=list)
+    """Records the policy's cap on one request's refunds leaves for a manager, in the order taken."""
+    after_cap: bool = False
+    """Whether a record went through after one the cap held back (stopping at the cap is wrong)."""
 
 
 def settle(
@@ -155,9 +159,12 @@ def settle(
 ) -> Tally:
     """Judge each record in turn as the reference does: the reads its staff rules need, then the
     operation and the reads of its amounts where it goes through, else its refusal (appended to
-    ``calls``, ``deciding`` and ``rules``). Skips where the total is not computed: one amount copied
-    would give it (or it is zero), or a record holds more amounts than one page shows."""
+    ``calls``, ``deciding`` and ``rules``). Under the policy's cap on one request's refunds, a record
+    whose refund would take the running total past it is refused by that rule, in the order ``rows``
+    come (the most recent first). Skips where the total is not computed: one amount copied would give
+    it (or it is zero), a record holds more amounts than one page shows, or the cap's order is tied."""
     tally, singles, summed = Tally(), set(), 0
+    cap = ctx.policy.cap(op.name)
     for row, (kind, rule) in zip(rows, decisions, strict=True):
         judge(ctx, op, row, kind, calls, deciding, rules)
         values, reads = _paid(ctx, source, row, strict=kind == "allowed")
@@ -166,9 +173,18 @@ def settle(
         comes_to = _comes_to(ctx, op, values)
         tally.every += comes_to
         singles |= set(values)
+        if kind == "allowed" and cap is not None:
+            rules.add(cap.id)
+            if tally.total + comes_to > Decimal(str(cap.limit)):
+                deciding += range(len(calls), len(calls) + len(reads))  # its refund decides it
+                calls += reads
+                tally.capped.append(row["id"])
+                tally.refused.append({"cannot": "policy", "id": row["id"], "value": cap.id})
+                continue
+            tally.after_cap = tally.after_cap or bool(tally.capped)
         if kind == "allowed":
-            calls.append(op_call(op, row["id"]))
-            calls += reads
+            # Under a cap the refund is read first: it decides whether the record goes through.
+            calls += [*reads, op_call(op, row["id"])] if cap is not None else [op_call(op, row["id"]), *reads]
             tally.total += comes_to
             tally.gross += sum(values, Decimal(0))
             summed += len(values)
@@ -176,7 +192,16 @@ def settle(
             tally.refused.append(one)
     if (summed < 2 and ctx.policy.fee(op.name) is None) or tally.total in singles or tally.total == 0:
         raise Skip("total_not_computed")  # one amount copied would be right
+    if tally.capped and cap is not None and not _ranked(rows, decisions, str(cap.column)):
+        raise Skip("cap_order_tied")  # "from the most recent down" has two readings
     return tally
+
+
+def _ranked(rows: list[dict[str, Any]], decisions: list[tuple[str, Rule | None]], when: str) -> bool:
+    """Whether the records a cap weighs (the ones the other rules let through) come in one order
+    by recency: no two share a time, so "from the most recent down" has one reading."""
+    times = [str(r[when]) for r, (kind, _) in zip(rows, decisions, strict=True) if kind == "allowed"]
+    return len(set(times)) == len(times) and times == sorted(times, reverse=True)
 
 
 def _accept(ctx: Context, spec: dict[str, Any], policy: int) -> Any:
@@ -275,6 +300,8 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
         "candidates": shared + found.owned + (second.owned if second is not None else 0),
         "computed": 1,
         "extra_wish": wish is not None,
+        "capped": tally.capped,
+        "after_cap": tally.after_cap,
         "operation": op.name,
         "second": None if second is None else {"operation": second.op.name, "id": second.row["id"]},
         "ids_given": False,

@@ -22,7 +22,15 @@ them anyway (``exception_ignored``) changes records nobody asked to change.
 
 Knobs: ``records`` (records the request covers), ``candidates`` (records matching its conditions),
 ``refused`` (those a staff rule forbids), ``filters``, ``policy_rules`` (rules relied on),
-``computed`` (always 1), ``excepted`` (ids of the records the exception spares, [] without one).
+``computed`` (always 1), ``excepted`` (ids of the records the exception spares, [] without one),
+``capped`` (ids the policy's cap on one request's refunds holds back, in the order taken) and
+``after_cap`` (whether a record still goes through after one the cap held back).
+
+Where the policy caps what one request refunds, the records are taken from the most recent down and
+one whose refund would take the running total past the cap is refused by that rule while the next is
+still looked at: the sweep keeps a running sum of computed refunds. Sweeps the cap holds back, with a
+record going through after that, are preferred: cancelling everything the other rules allow
+(``cap_ignored``) or stopping at the first record held back (``cap_stopped``) then scores 0.
 """
 
 from __future__ import annotations
@@ -89,6 +97,8 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
     ]
     if not pairs:
         raise Skip("domain_lacks_ruled_operations")
+    # Refunds under a cap are drawn three times as often: a running sum is judgment the others lack.
+    pairs += [p for p in pairs if ctx.policy.cap(p[1].name) is not None] * 2
     taken: set[tuple[str, str, str, str]] = ctx.memo.setdefault("sweep_taken", set())
     fallback: tuple[int, Candidate, set[tuple[str, str, str, str]]] | None = None
     for _ in range(TRIES):
@@ -140,6 +150,8 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
         if kinds < spec["min_kinds"]:
             continue
         merit = (kinds >= spec["kinds"]) + (len(candidate.solution) >= spec["calls"])
+        if ctx.policy.cap(op.name) is not None:  # where refunds are capped, a sweep the cap holds back
+            merit += bool(candidate.knobs["capped"]) + bool(candidate.knobs["after_cap"]) - 2
         if merit == 2:
             taken |= keys
             return candidate
@@ -192,6 +204,9 @@ def _build(
     deciding: list[int] = []
     tally = settle(ctx, op, source, [r for r, _ in kept], [d for _, d in kept], calls, deciding, rules)
     total, refused = tally.total, tally.refused
+    through = sum(kind == "allowed" for _, (kind, _) in kept) - len(tally.capped)
+    if tally.capped and (through < 3 or len(tally.capped) > through):
+        raise Skip("cap_holds_back_most")  # a sweep is mostly done, the cap trims it
     conditions = ctx.conditions(rng, filters, relative=False)
     text = [
         ctx.phrases.render(
@@ -219,6 +234,8 @@ def _build(
         "rule_ids": sorted(rules, key=lambda r: int(r[1:])),
         "computed": 1,
         "excepted": [] if spared is None else sorted(spared.records),
+        "capped": tally.capped,
+        "after_cap": tally.after_cap,
         "operation": op.name,
         "ids_given": False,
         "decides": deciding,
