@@ -102,13 +102,16 @@ def _refused(task: Task) -> list[dict[str, Any]]:
 
 def _limit_proven(env: Environment, conn: sqlite3.Connection, task: Task, record: int, value: Any) -> bool:
     """Some amount the request names takes a bounded column holding ``value`` on the record out of
-    its range (a change by that amount, up or down, the tools refuse)."""
+    its range (a change by that amount, up or down, the tools refuse), on a record no final status
+    locks (else the change is refused for its status as well)."""
     amounts = [float(x) for x in re.findall(r"(?<![\w-])\d+(?:\.\d+)?(?![\w-])", task.instruction)]
     for table in env.schema.tables:
         row = conn.execute(f"SELECT * FROM {quote_ident(table.name)} WHERE id = ?", (record,)).fetchone()
         if row is None:
             continue
         values = dict(zip([d[0] for d in conn.execute(f"SELECT * FROM {quote_ident(table.name)}").description], row))
+        if env.executor.guard.final_status(table, values) is not None:
+            continue  # a final status locks it: "status" would be as right, and "limit" not the one answer
         for column in table.columns:
             if values.get(column.name) != value or not isinstance(value, (int, float)):
                 continue

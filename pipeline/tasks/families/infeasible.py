@@ -8,7 +8,8 @@ the structured refusal every instruction describes, ``{"cannot": "missing"|"stat
 record checked and its blocking status or current value. So a blind refusal, a refusal
 for the wrong reason, a false claim of success or trying anyway all score 0.0; and a
 request whose goal already holds (cancel what is cancelled, ship what was delivered) is
-never asked, since "nothing to do" would be as right as a refusal.
+never asked, since "nothing to do" would be as right as a refusal. Likewise a change out of range
+is asked only of a record no final status locks, so "limit" is the one reason.
 
 The wording is the lookup and update families' own (and every task ends with the same
 refusal sentence), so an instruction does not say which requests are infeasible.
@@ -24,6 +25,7 @@ from pipeline.runtime.verify import AnswerCheck
 from pipeline.tasks.context import Context
 from pipeline.tasks.families._common import (
     change_phrase,
+    editable,
     op_phrase,
     operations,
     settable,
@@ -178,7 +180,11 @@ def _forbidden(ctx: Context, rng: random.Random, level: int, mode: str) -> Candi
 
 def _out_of_range(ctx: Context, rng: random.Random, level: int, mode: str) -> Candidate:
     def bounded(table: Table, row: dict[str, Any]) -> bool:
-        return any(row[c.name] is not None and c.min is not None for c in settable(ctx, table) if c.semantic in NUMERIC)
+        # Only a record a change may reach: on one a final status locks (a checked-out stay), "status"
+        # would be as right as "limit", and the task would have two answers.
+        return editable(ctx, table, row) and any(
+            row[c.name] is not None and c.min is not None for c in settable(ctx, table) if c.semantic in NUMERIC
+        )
 
     tables = [
         t for t in ctx.schema.tables if any(c.semantic in NUMERIC and c.min is not None for c in settable(ctx, t))

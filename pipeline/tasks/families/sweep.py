@@ -219,7 +219,7 @@ def _build(
             time=time_words(when),
             action=op_phrase(ctx, rng, op, table, "each of them"),
         ),
-        *([] if spared is None else [spared.words(ctx, rng, table)]),
+        *([] if spared is None else [spared.words(ctx, rng, table, COUNTS[len(matched)])]),
         _total_phrase(ctx, rng, source, fee is not None),
         ctx.phrases.render(rng, "case", "answer", noun=table.noun),
     ]
@@ -260,11 +260,12 @@ class Spared:
     records: frozenset[int]
     calls: tuple[ToolCall, ...]
 
-    def words(self, ctx: Context, rng: random.Random, table: Table) -> str:
+    def words(self, ctx: Context, rng: random.Random, table: Table, count: str) -> str:
         return ctx.phrases.render(
             rng,
             NAME,
             "except",
+            count=count,
             plural=plural_words(table),
             parents=plural_words(self.parent),
             conditions=ctx.condition(rng, self.filter, relative=False),
