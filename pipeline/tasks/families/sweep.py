@@ -59,7 +59,7 @@ NAME = "sweep"
 KNOBS = ("records", "candidates", "refused", "filters", "policy_rules", "computed", "excepted")
 LEVELS: dict[int, dict[str, Any]] = {
     5: {
-        "records": (7, 12),
+        "records": (7, 14),
         "allowed": 5,
         "policy": 1,
         "filters": 1,
@@ -67,7 +67,7 @@ LEVELS: dict[int, dict[str, Any]] = {
         "kept": 4,
         "kinds": 3,
         "min_kinds": 2,
-        "calls": 10,
+        "calls": 12,
     }
 }
 """The top level only. ``records``: how many of the most recent matching records the request covers
@@ -80,7 +80,17 @@ tier gold"), where such an exception exists; ``kept``: records that still go thr
 sweep short of them is kept only when none that meets both is found, and never one with under
 ``min_kinds``: a sweep that reads and writes one table alone is a loop, not a judgment)."""
 TRIES = 30
-COUNTS = {6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten", 11: "eleven", 12: "twelve"}
+COUNTS = {
+    6: "six",
+    7: "seven",
+    8: "eight",
+    9: "nine",
+    10: "ten",
+    11: "eleven",
+    12: "twelve",
+    13: "thirteen",
+    14: "fourteen",
+}
 PAGE = 50
 """Rows one list call returns: the matches fit on one page, so a ranked listing shows the covered ones."""
 
@@ -149,10 +159,13 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
         kinds = len({ctx.specs[c.tool].table for c in candidate.solution})
         if kinds < spec["min_kinds"]:
             continue
-        merit = (kinds >= spec["kinds"]) + (len(candidate.solution) >= spec["calls"])
-        if ctx.policy.cap(op.name) is not None:  # where refunds are capped, a sweep the cap holds back
-            merit += bool(candidate.knobs["capped"]) + bool(candidate.knobs["after_cap"]) - 2
-        if merit == 2:
+        # Breadth and length first; then, where refunds are capped, a sweep the cap trims with a later
+        # record still going through.
+        trimmed = bool(candidate.knobs["capped"]) and bool(candidate.knobs["after_cap"])
+        merit = 2 * ((kinds >= spec["kinds"]) + (len(candidate.solution) >= spec["calls"])) + (
+            trimmed or ctx.policy.cap(op.name) is None
+        )
+        if merit == 5:
             taken |= keys
             return candidate
         if fallback is None or merit > fallback[0]:
