@@ -2,14 +2,14 @@
 
 Generates each bundle (no Prefect), then per level: reference calls (mean/max), record types,
 policy rules relied on, computed values, candidates and partial-compliance share (and, for the
-judged families, how often the policy's cap on one request's refunds holds a record back); then plays
-the reference and the three scripted policies without judgment (literal, first_candidate,
+judged families, how often the policy's cap on one request's refunds holds a record back); then
+plays the reference and the three scripted policies without judgment (literal, first_candidate,
 no_computation) and reports their pass rate per level beside it. The policy itself is measured
-too: rules per kind, and its size in bytes. Level 5 is the judgment-only top (family ``case``).
+too: rules per kind, and its size in bytes. Level 5 is the judgment-only top (``case``, ``sweep``).
 
 Run: ``.venv/bin/python benchmarks/judgment_bench.py [--scale S] > benchmarks/JUDGMENT.md`` (37 s
-wall for the eight bundles at scale 1 on 2 cores, load 1.1). ``--scale`` multiplies every table's rows (larger worlds have
-more people with several records, so more top-level tasks).
+wall for the eight bundles at scale 1 on 2 cores, load 1.1). ``--scale`` multiplies every table's
+rows (larger worlds have more people with several records, so more top-level tasks).
 """
 
 from __future__ import annotations
