@@ -43,8 +43,14 @@ def blocking_rule(policy: Policy, conn: sqlite3.Connection, table: str, goal: st
     row = _row(conn, table, row_id)
     if row is None:
         return None
+    return first_blocking(rules, conn, row, policy.clock)
+
+
+def first_blocking(rules: Iterable[Rule], conn: sqlite3.Connection, row: dict[str, Any], clock: str) -> Rule | None:
+    """The first of the staff ``rules`` that forbids its operation on ``row`` (its related records read
+    from ``conn`` where a rule needs them), or None."""
     for rule in rules:
-        if blocks(rule, row, policy.clock, _children(conn, rule, row_id)):
+        if blocks(rule, row, clock, _children(conn, rule, row["id"])):
             return rule
     return None
 

@@ -24,8 +24,9 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
+from pipeline.policy.check import first_blocking
 from pipeline.policy.fees import cap_rule, fee_rule, nice, refunds_by_record
-from pipeline.policy.model import STAFF_KINDS, Policy, Rule, RuleKind, blocks, days_between
+from pipeline.policy.model import STAFF_KINDS, Policy, Rule, RuleKind, days_between
 from pipeline.policy.model import with_article as _a
 from pipeline.world.schema import Column, Operation, Schema, Table
 from pipeline.world.sqlnames import quote_ident as _q
@@ -93,18 +94,6 @@ def _rows(conn: sqlite3.Connection, table: Table, op: Operation) -> list[dict[st
     cur = conn.execute(f"SELECT * FROM {_q(table.name)} WHERE {_q(op.column)} IN ({marks})", op.allowed_from)
     names = [d[0] for d in cur.description]
     return [dict(zip(names, r)) for r in cur.fetchall()]
-
-
-def _blocked(conn: sqlite3.Connection, rules: list[Rule], row: dict[str, Any], clock: str) -> bool:
-    """Whether one of the staff ``rules`` forbids its operation on ``row``."""
-    for rule in rules:
-        children: list[dict[str, Any]] = []
-        if rule.kind == "related" and rule.child is not None and rule.via is not None:
-            cur = conn.execute(f"SELECT * FROM {_q(rule.child)} WHERE {_q(rule.via)} = ?", (row["id"],))
-            children = [dict(zip([d[0] for d in cur.description], r)) for r in cur.fetchall()]
-        if blocks(rule, row, clock, children):
-            return True
-    return False
 
 
 def _share_ok(share: float) -> bool:
@@ -316,22 +305,23 @@ def derive_policy(schema: Schema, conn: sqlite3.Connection, clock: str, seed: in
         staff = _staff_rule(conn, schema, schema.table(op.table), op, clock, rng, used.setdefault(op.table, set()))
         if staff is not None:
             rules.append(staff)
+    caps: list[Rule] = []  # numbered after every fee line
     for op in schema.operations:
         fee = fee_rule(schema, op, seed)
-        if fee is not None:
-            rules.append(fee)
-    for op in schema.operations:
-        fee = next((r for r in rules if r.kind == "fee" and r.operation == op.name), None)
+        if fee is None:
+            continue
+        rules.append(fee)
         table = schema.table(op.table)
         when = recency_column(schema, table)
-        if fee is None or when is None:
+        if when is None:
             continue
         ruling = [r for r in rules if r.kind in STAFF_KINDS and r.operation == op.name]
         refunds = refunds_by_record(conn, fee)
-        rows = [r for r in _rows(conn, table, op) if not _blocked(conn, ruling, r, clock)]
+        rows = [r for r in _rows(conn, table, op) if first_blocking(ruling, conn, r, clock) is None]
         cap = cap_rule(schema, fee, [refunds.get(r["id"], Decimal(0)) for r in rows], when, time_words(when), seed)
         if cap is not None:
-            rules.append(cap)
+            caps.append(cap)
+    rules += caps
     for table in schema.tables:
         if not any(op.table == table.name for op in schema.operations):
             continue
