@@ -97,7 +97,8 @@ def _past_cap(
         if cap is None or fee is None or (cap.id, call.arguments["id"]) in seen:
             continue
         seen.add((cap.id, call.arguments["id"]))
-        given[cap.id] = given.get(cap.id, Decimal(0)) + refund_of(conn, fee, call.arguments["id"])
+        waiver = policy.waiver(str(cap.operation))
+        given[cap.id] = given.get(cap.id, Decimal(0)) + refund_of(conn, fee, call.arguments["id"], waiver, policy.clock)
         if given[cap.id] > Decimal(str(cap.limit)):
             return call, cap
     return None

@@ -11,9 +11,10 @@ rules are new: for every operation, at most one of
 chosen by a stable seed among the kinds the table supports, with its limit read off the
 state so that some records the operation's lifecycle allows are blocked and most are not
 (a rule that blocks nothing or everything teaches nothing). A ``priority`` line says which
-record "my latest one" means, a ``fee`` line what a refund gives back, and a ``cap`` line the most
-one request gives back in all (:mod:`pipeline.policy.fees`). Everything is a function of (schema, state, clock, seed):
-the same world gives the same policy, byte for byte.
+record "my latest one" means, a ``fee`` line what a refund gives back, a ``waiver`` line which records
+go back in full, and a ``cap`` line the most one request gives back in all
+(:mod:`pipeline.policy.fees`). Everything is a function of (schema, state, clock, seed): the
+same world gives the same policy, byte for byte.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from decimal import Decimal
 from typing import Any
 
 from pipeline.policy.check import first_blocking
-from pipeline.policy.fees import cap_rule, fee_rule, nice, refunds_by_record
+from pipeline.policy.fees import cap_rule, fee_rule, is_waived, nice, paid_by_record, refund, waiver_rule
 from pipeline.policy.model import STAFF_KINDS, Policy, Rule, RuleKind, days_between
 from pipeline.policy.model import with_article as _a
 from pipeline.world.schema import Column, Operation, Schema, Table
@@ -316,9 +317,20 @@ def derive_policy(schema: Schema, conn: sqlite3.Connection, clock: str, seed: in
         if when is None:
             continue
         ruling = [r for r in rules if r.kind in STAFF_KINDS and r.operation == op.name]
-        refunds = refunds_by_record(conn, fee)
         rows = [r for r in _rows(conn, table, op) if first_blocking(ruling, conn, r, clock) is None]
-        cap = cap_rule(schema, fee, [refunds.get(r["id"], Decimal(0)) for r in rows], when, time_words(when), seed)
+        paths = ownership(schema, table)
+        owner = paths[0][0] if paths and len(paths[0]) == 1 else None
+        paid = paid_by_record(conn, fee)
+        # A waiver is set on the records something was paid on: it changes nothing on the others.
+        paying = [r for r in rows if paid.get(r["id"], Decimal(0)) > 0]
+        waiver = waiver_rule(schema, fee, paying, owner, when, time_words(when), conn, clock)
+        if waiver is not None:
+            rules.append(waiver)
+        refunds = [
+            refund(paid.get(r["id"], Decimal(0)), fee, waiver is not None and is_waived(conn, waiver, r["id"], clock))
+            for r in rows
+        ]
+        cap = cap_rule(schema, fee, refunds, when, time_words(when), seed)
         if cap is not None:
             caps.append(cap)
     rules += caps

@@ -12,6 +12,11 @@ request's records are taken from the most recent down, and one whose refund woul
 total past the limit is left for a manager while the next is still looked at. Whether a record goes
 through then depends on the others before it, which no per-record rule captures: the agent keeps a
 running sum of computed refunds in a stated order.
+
+A ``waiver`` line gives some records back in full, as shops do: one cancelled within a few days of
+being made (a cooling-off period, read off the record's own time against today), or one whose owner
+holds a privileged standing (a gold customer, a senior member, read off the owner's record). The fee
+then differs record by record, so one rate applied to every record, or none, gives another total.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from pipeline.policy.model import Rule, with_article
+from pipeline.policy.model import Rule, days_between, waives, with_article
 from pipeline.world.schema import Column, Operation, Schema, Table
 from pipeline.world.sqlnames import quote_ident as _q
 
@@ -110,9 +115,10 @@ def fee_rule(schema: Schema, op: Operation, seed: int) -> Rule | None:
     )
 
 
-def refund(paid: Decimal, rule: Rule) -> Decimal:
-    """What comes back of ``paid`` under a fee rule: less the fee, rounded half up to the cent."""
-    kept = Decimal(str(rule.limit or 0))
+def refund(paid: Decimal, rule: Rule, waived: bool = False) -> Decimal:
+    """What comes back of ``paid`` under a fee rule: less the fee (none where a waiver line lets the
+    record go back in full), rounded half up to the cent."""
+    kept = Decimal(0) if waived else Decimal(str(rule.limit or 0))
     return (paid * (Decimal(100) - kept) / Decimal(100)).quantize(CENT, rounding=ROUND_HALF_UP)
 
 
@@ -129,25 +135,144 @@ CAP_TIMES = (3, 4)
 """A request's refunds may come to at most this many times a usual record's refund (the seed picks)."""
 
 
-def refunds_by_record(conn: sqlite3.Connection, rule: Rule) -> dict[Any, Decimal]:
-    """Roughly what a fee rule gives back for each record of its table (summed in floating point:
-    enough to set a limit by, not to grade by; :func:`refund_of` is exact)."""
+def paid_by_record(conn: sqlite3.Connection, rule: Rule) -> dict[Any, Decimal]:
+    """Roughly what was paid on each record of a fee rule's table, before the fee (summed in floating
+    point: enough to set a limit by, not to grade by; :func:`refund_of` is exact)."""
     if rule.child is None or rule.via is None:
         cur = conn.execute(f"SELECT id, {_q(str(rule.column))} FROM {_q(rule.table)}")
     else:
         cur = conn.execute(
             f"SELECT {_q(rule.via)}, SUM({_q(str(rule.column))}) FROM {_q(rule.child)} GROUP BY {_q(rule.via)}"
         )
-    return {i: refund(Decimal(str(v)), rule) for i, v in cur.fetchall() if v is not None}
+    return {i: Decimal(str(v)) for i, v in cur.fetchall() if v is not None}
 
 
-def refund_of(conn: sqlite3.Connection, rule: Rule, row_id: Any) -> Decimal:
-    """What a fee rule gives back for record ``row_id``, to the cent (its amounts added as decimals)."""
+def refund_of(
+    conn: sqlite3.Connection, rule: Rule, row_id: Any, waiver: Rule | None = None, clock: str = ""
+) -> Decimal:
+    """What a fee rule gives back for record ``row_id``, to the cent (its amounts added as decimals;
+    in full where ``waiver`` lets it go back so at ``clock``)."""
     if rule.child is None or rule.via is None:
         cur = conn.execute(f"SELECT {_q(str(rule.column))} FROM {_q(rule.table)} WHERE id = ?", (row_id,))
     else:
         cur = conn.execute(f"SELECT {_q(str(rule.column))} FROM {_q(rule.child)} WHERE {_q(rule.via)} = ?", (row_id,))
-    return refund(sum((Decimal(str(v)) for (v,) in cur.fetchall() if v is not None), Decimal(0)), rule)
+    paid = sum((Decimal(str(v)) for (v,) in cur.fetchall() if v is not None), Decimal(0))
+    return refund(paid, rule, waiver is not None and is_waived(conn, waiver, row_id, clock))
+
+
+def _one(conn: sqlite3.Connection, table: str, row_id: Any) -> dict[str, Any] | None:
+    cur = conn.execute(f"SELECT * FROM {_q(table)} WHERE id = ?", (row_id,))
+    found = cur.fetchone()
+    return None if found is None else dict(zip([d[0] for d in cur.description], found))
+
+
+def is_waived(conn: sqlite3.Connection, waiver: Rule, row_id: Any, clock: str) -> bool:
+    """Whether ``waiver`` lets record ``row_id`` go back in full (its owner read where the line is about them)."""
+    row = _one(conn, waiver.table, row_id)
+    if row is None:
+        return False
+    owner = None
+    if waiver.via is not None and waiver.child is not None and row.get(waiver.via) is not None:
+        owner = _one(conn, waiver.child, row[waiver.via])
+    return waives(waiver, row, clock, owner)
+
+
+WAIVER_DAYS = (2, 3, 5, 7, 10, 14, 21, 30)
+"""Cooling-off periods a waiver by time may give, in calendar days."""
+WAIVER_SHARE = (0.05, 0.5)
+"""Share of the records an operation may refund that a waiver may give back in full."""
+STANDING = ("tier", "membership", "plan", "level", "class", "segment", "grade")
+"""Words that name an owner's standing, the kind of column a business waives fees by."""
+PRIVILEGED = ("platinum", "gold", "vip", "elite", "premium", "senior", "student", "business", "enterprise")
+"""Standings a waiver is written for, the first the owners hold in a fitting share taken."""
+
+
+def waiver_rule(
+    schema: Schema,
+    fee: Rule,
+    rows: list[dict[str, Any]],
+    owner: Column | None,
+    when: Column,
+    time: str,
+    conn: sqlite3.Connection,
+    clock: str,
+) -> Rule | None:
+    """The line that gives some of ``fee``'s records back in full (None where no form fits): a
+    privileged standing of the owner ``owner`` references where the owners have one, else a
+    cooling-off period of days counted to ``clock`` from ``when``. ``rows``: the records the
+    operation may go through for that something was paid on; the form must spare some of them and
+    not most (a waiver of none or of all changes no total)."""
+    table = schema.table(fee.table)
+    goal = str(fee.goal).replace("_", " ")
+    forms: list[Rule] = []
+    ages = [days_between(str(r[when.name]), clock) for r in rows if r[when.name] is not None]
+    days = [d for d in WAIVER_DAYS if _fits(sum(age <= d for age in ages), rows)]
+    if days:
+        limit = days[0]  # the shortest: a few of the most recent records, which requests take first
+        text = (
+            f"No fee is kept back on {with_article(table.noun)} set to {goal} whose {time} is at most {limit} days "
+            "before today (calendar days): the customer gets back all of it."
+        )
+        forms.append(
+            Rule(
+                id="",
+                kind="waiver",
+                text=text,
+                enforced=False,
+                table=table.name,
+                operation=fee.operation,
+                column=when.name,
+                limit=float(limit),
+                goal=fee.goal,
+            )
+        )
+    if owner is not None:
+        # A standing is preferred: it is read on another record, one per owner, as staff would.
+        forms = _standing(schema, fee, rows, owner, conn) or forms
+    return forms[0] if forms else None
+
+
+def _fits(spared: int, rows: list[dict[str, Any]], least: float = WAIVER_SHARE[0]) -> bool:
+    return bool(rows) and least <= spared / len(rows) <= WAIVER_SHARE[1] and spared >= 2
+
+
+def _standing(
+    schema: Schema, fee: Rule, rows: list[dict[str, Any]], owner: Column, conn: sqlite3.Connection
+) -> list[Rule]:
+    """The waiver by the owner's standing, where the owner's table has a standing column holding a
+    privileged value for a fitting share of ``rows``."""
+    table, party = schema.table(fee.table), schema.table(str(owner.references))
+    for column in party.columns:
+        words = f"{column.name} {column.label}".lower()
+        if not column.values or not any(w in words for w in STANDING) or column in schema.status_columns(party):
+            continue
+        held = dict(conn.execute(f"SELECT id, {_q(column.name)} FROM {_q(party.name)}").fetchall())
+        for value in PRIVILEGED:
+            if value not in column.values:
+                continue
+            # A privileged standing may be rare (few customers are gold): some spared is enough.
+            if not _fits(sum(held.get(r[owner.name]) == value for r in rows), rows, least=0):
+                continue
+            text = (
+                f"No fee is kept back on {with_article(table.noun)} set to {str(fee.goal).replace('_', ' ')} whose "
+                f"{party.noun}'s {column.label} is {value.replace('_', ' ')}: the customer gets back all of it."
+            )
+            return [
+                Rule(
+                    id="",
+                    kind="waiver",
+                    text=text,
+                    enforced=False,
+                    table=table.name,
+                    operation=fee.operation,
+                    column=column.name,
+                    child=party.name,
+                    via=owner.name,
+                    value=value,
+                    goal=fee.goal,
+                )
+            ]
+    return []
 
 
 def cap_rule(schema: Schema, fee: Rule, refunds: list[Decimal], when: Column, time: str, seed: int) -> Rule | None:

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-RuleKind = Literal["lifecycle", "check", "threshold", "window", "related", "priority", "fee", "cap"]
+RuleKind = Literal["lifecycle", "check", "threshold", "window", "related", "priority", "fee", "waiver", "cap"]
 STAFF_KINDS: tuple[RuleKind, ...] = ("threshold", "window", "related")
 """Rules the tools do not enforce: the agent applies them, the verifier sees the outcome."""
 TIME_FORMAT = "%Y-%m-%dT%H:%M:%S"
@@ -34,16 +34,24 @@ class Rule(BaseModel):
     operation: str | None = Field(default=None, description="The operation a lifecycle or staff rule restricts")
     column: str | None = Field(
         default=None,
-        description="threshold/window: the row's column; related: the child's column; priority, cap: the time",
+        description="threshold/window: the row's column; related: the child's column; priority, cap: the time; "
+        "waiver: the row's time, or the owner's column",
     )
     limit: float | None = Field(
-        default=None, description="threshold: the amount; window: the days; fee: per cent; cap: the most refunded"
+        default=None,
+        description="threshold: the amount; window, waiver by time: the days; fee: per cent; cap: the most refunded",
     )
     child: str | None = Field(
-        default=None, description="related: the table whose rows block the operation; fee: the payments table"
+        default=None,
+        description="related: the table whose rows block the operation; fee: the payments table; waiver: the owner's",
     )
-    via: str | None = Field(default=None, description="related, fee: the child's reference to the row")
-    value: str | None = Field(default=None, description="related: the child's value that blocks the operation")
+    via: str | None = Field(
+        default=None,
+        description="related, fee: the child's reference to the row; waiver: the row's reference to its owner",
+    )
+    value: str | None = Field(
+        default=None, description="related: the child's value that blocks the operation; waiver: the owner's value"
+    )
     goal: str | None = Field(default=None, description="The status the restricted operation sets")
 
 
@@ -79,6 +87,10 @@ class Policy(BaseModel):
         """The refund line of ``operation``, if it refunds anything (see :mod:`pipeline.policy.fees`)."""
         return next((r for r in self.rules if r.kind == "fee" and r.operation == operation), None)
 
+    def waiver(self, operation: str) -> Rule | None:
+        """The line that waives ``operation``'s fee for some records, if any (see :mod:`pipeline.policy.fees`)."""
+        return next((r for r in self.rules if r.kind == "waiver" and r.operation == operation), None)
+
     def cap(self, operation: str) -> Rule | None:
         """The most ``operation`` refunds in one request, if it has a limit (see :mod:`pipeline.policy.fees`)."""
         return next((r for r in self.rules if r.kind == "cap" and r.operation == operation), None)
@@ -110,3 +122,12 @@ def blocks(rule: Rule, row: dict[str, Any], clock: str, children: list[dict[str,
     if rule.kind == "related":
         return any(str(c.get(str(rule.column))) == rule.value for c in children or [])
     return False
+
+
+def waives(rule: Rule, row: dict[str, Any], clock: str, owner: dict[str, Any] | None = None) -> bool:
+    """Whether a ``waiver`` rule lets ``row`` go back in full: its time within the rule's days of today,
+    or its owner's (``owner``: the row ``rule.via`` references) column at the rule's value."""
+    if rule.via is None:
+        value = row.get(str(rule.column))
+        return value is not None and days_between(str(value), clock) <= float(rule.limit or 0)
+    return owner is not None and str(owner.get(str(rule.column))) == rule.value

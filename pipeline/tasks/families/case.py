@@ -21,7 +21,8 @@ amount, or adding every record's, gives another total; refusing only does none o
 Knobs: ``records`` (records the request covers), ``refused`` (those the operation may not go
 through for), ``policy_rules`` (rules relied on), ``candidates`` (people sharing the name plus the
 person's records), ``computed`` (a value no single tool returns: always 1), ``extra_wish``,
-``second`` (the second request's operation and record, or null).
+``second`` (the second request's operation and record, or null), ``waived`` (the records that go
+through in full under the policy's waiver of the fee).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from decimal import Decimal
 from typing import Any
 
 from pipeline.policy.fees import Source, amount_source, refund
-from pipeline.policy.model import Rule
+from pipeline.policy.model import Rule, waives
 from pipeline.runtime.task import ToolCall
 from pipeline.runtime.verify import AnswerCheck
 from pipeline.tasks.context import Context
@@ -123,11 +124,25 @@ def _usual_statuses(ctx: Context, table: Table) -> dict[str, Any]:
     return found_usual
 
 
-def _comes_to(ctx: Context, op: TransitionTool, values: list[Decimal]) -> Decimal:
-    """What a record with these amounts comes to (less the policy's fee where the operation refunds)."""
+def _comes_to(ctx: Context, op: TransitionTool, values: list[Decimal], waived: bool = False) -> Decimal:
+    """What a record with these amounts comes to (less the policy's fee where the operation refunds,
+    unless the policy's waiver gives this record back in full)."""
     gross = sum(values, Decimal(0))
     fee = ctx.policy.fee(op.name)
-    return refund(gross, fee) if fee is not None else gross
+    return refund(gross, fee, waived) if fee is not None else gross
+
+
+def waived(ctx: Context, op: TransitionTool, row: dict[str, Any]) -> tuple[bool, Table | None]:
+    """Whether the policy's waiver gives ``row`` back in full, and the owner's table where that is
+    read on the owner's record (None where it is the record's own time, or there is no waiver)."""
+    waiver = ctx.policy.waiver(op.name)
+    if waiver is None:
+        return False, None
+    if waiver.via is None or waiver.child is None:
+        return waives(waiver, row, ctx.policy.clock), None
+    parent = ctx.schema.table(waiver.child)
+    owner = None if row.get(waiver.via) is None else ctx.row(parent, row[waiver.via])
+    return waives(waiver, row, ctx.policy.clock, owner), parent
 
 
 @dataclass
@@ -143,6 +158,11 @@ class Tally:
     refused: list[dict[str, Any]] = field(default_factory=list)
     capped: list[Any] = field(default_factory=list)
     """Records the policy's cap on one request's refunds leaves for a manager, in the order taken."""
+    waived: list[Any] = field(default_factory=list)
+    """Records that go through and come back in full under the policy's waiver (where that changes
+    what they come to: something was paid on them)."""
+    unwaived: Decimal = Decimal(0)
+    """What the records that go through come to with the fee kept on every one (the waiver missed)."""
     after_cap: bool = False
     """Whether a record went through after one the cap held back (stopping at the cap is wrong)."""
 
@@ -156,21 +176,32 @@ def settle(
     calls: list[ToolCall],
     deciding: list[int],
     rules: set[str],
+    known: frozenset[tuple[str, Any]] = frozenset(),
 ) -> Tally:
     """Judge each record in turn as the reference does: the reads its staff rules need, then the
     operation and the reads of its amounts where it goes through, else its refusal (appended to
     ``calls``, ``deciding`` and ``rules``). Under the policy's cap on one request's refunds, a record
     whose refund would take the running total past it is refused by that rule, in the order ``rows``
-    come (the most recent first). Skips where the total is not computed: one amount copied would give
-    it (or it is zero), a record holds more amounts than one page shows, or the cap's order is tied."""
+    come (the most recent first). Under its waiver, a record that goes through may come back in full:
+    where that is read on the owner's record, the owner is read once (unless ``known``: (table, id)
+    pairs the reference has already read). Skips where the total is not computed: one amount copied
+    would give it (or it is zero), a record holds more amounts than one page shows, or the cap's
+    order is tied."""
     tally, singles, summed = Tally(), set(), 0
-    cap = ctx.policy.cap(op.name)
+    cap, waiver, seen = ctx.policy.cap(op.name), ctx.policy.waiver(op.name), set(known)
     for row, (kind, rule) in zip(rows, decisions, strict=True):
         judge(ctx, op, row, kind, calls, deciding, rules)
         values, reads = _paid(ctx, source, row, strict=kind == "allowed")
         if len(values) > MAX_ITEMS:
             raise Skip("too_many_amounts")
-        comes_to = _comes_to(ctx, op, values)
+        free, owner = waived(ctx, op, row) if kind == "allowed" else (False, None)
+        if kind == "allowed" and waiver is not None:
+            rules.add(waiver.id)
+            if owner is not None and waiver.via is not None and (owner.name, row[waiver.via]) not in seen:
+                seen.add((owner.name, row[waiver.via]))
+                deciding.append(len(calls))  # the owner's standing decides the fee
+                calls.append(ctx.read_call(owner, row[waiver.via]))
+        comes_to = _comes_to(ctx, op, values, free)
         tally.every += comes_to
         singles |= set(values)
         if kind == "allowed" and cap is not None:
@@ -186,6 +217,10 @@ def settle(
             # Under a cap the refund is read first: it decides whether the record goes through.
             calls += [*reads, op_call(op, row["id"])] if cap is not None else [op_call(op, row["id"]), *reads]
             tally.total += comes_to
+            kept = _comes_to(ctx, op, values)
+            tally.unwaived += kept
+            if kept != comes_to:  # waived, and something was paid on it
+                tally.waived.append(row["id"])
             tally.gross += sum(values, Decimal(0))
             summed += len(values)
         elif (one := refusal(op, row, kind, rule)) is not None:
@@ -195,6 +230,15 @@ def settle(
     if tally.capped and cap is not None and not _ranked(rows, decisions, str(cap.column)):
         raise Skip("cap_order_tied")  # "from the most recent down" has two readings
     return tally
+
+
+def waiver_knobs(tally: Tally, expected: dict[str, Any]) -> dict[str, Any]:
+    """The records the policy's waiver gives back in full, and the answer of someone who kept the fee
+    on every record (the waiver missed) where that differs."""
+    knobs: dict[str, Any] = {"waived": tally.waived}
+    if tally.waived:
+        knobs["unwaived_answer"] = json.dumps({**expected, "total": float(round(tally.unwaived, 2))})
+    return knobs
 
 
 def _ranked(rows: list[dict[str, Any]], decisions: list[tuple[str, Rule | None]], when: str) -> bool:
@@ -247,7 +291,8 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
     if fee is not None:
         rules.add(fee.id)
     deciding: list[int] = []
-    tally = settle(ctx, op, source, chosen, found.decisions, calls, deciding, rules)
+    known = frozenset({(person.name, found.prow["id"])})  # the person's record, read to find them
+    tally = settle(ctx, op, source, chosen, found.decisions, calls, deciding, rules, known)
     total, every, gross, refused = tally.total, tally.every, tally.gross, tally.refused
     org = person.column(person.label).semantic == "company"
     staff = op.name.split("_")[0] not in CUSTOMER_VERBS
@@ -310,6 +355,7 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
         "first_answer": json.dumps(first),
         # What forgetting the fee gives: the amounts paid on the records that went through.
         "gross_answer": json.dumps({**expected, "total": float(round(gross, 2))}),
+        **waiver_knobs(tally, expected),
     }
     check = AnswerCheck(kind="report", expected=expected)
     grounding = [ctx.ground(person, by)]
@@ -411,7 +457,8 @@ def _first_answer(ctx: Context, found: Subject, source: Source) -> dict[str, Any
     for row in first:
         kind, rule = _decide(ctx, found.op, found.table, row)
         if kind == "allowed":
-            total += _comes_to(ctx, found.op, _paid(ctx, source, row, strict=False)[0])
+            free = waived(ctx, found.op, row)[0]
+            total += _comes_to(ctx, found.op, _paid(ctx, source, row, strict=False)[0], free)
         elif (one := refusal(found.op, row, kind, rule)) is not None:
             refused.append(one)
     return {"total": float(round(total, 2)), "refused": refused}

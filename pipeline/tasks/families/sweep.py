@@ -23,8 +23,10 @@ them anyway (``exception_ignored``) changes records nobody asked to change.
 Knobs: ``records`` (records the request covers), ``candidates`` (records matching its conditions),
 ``refused`` (those a staff rule forbids), ``filters``, ``policy_rules`` (rules relied on),
 ``computed`` (always 1), ``excepted`` (ids of the records the exception spares, [] without one),
-``capped`` (ids the policy's cap on one request's refunds holds back, in the order taken) and
-``after_cap`` (whether a record still goes through after one the cap held back).
+``capped`` (ids the policy's cap on one request's refunds holds back, in the order taken),
+``after_cap`` (whether a record still goes through after one the cap held back) and ``waived`` (ids
+that go through in full under the policy's waiver of the fee: preferred some and not all, so one
+rate kept on every record, or none, gives another total).
 
 Where the policy caps what one request refunds, the records are taken from the most recent down and
 one whose refund would take the running total past the cap is refused by that rule while the next is
@@ -46,7 +48,7 @@ from pipeline.runtime.task import Grounding, ToolCall
 from pipeline.runtime.verify import AnswerCheck
 from pipeline.tasks.context import Context
 from pipeline.tasks.families._common import op_phrase, operations
-from pipeline.tasks.families.case import amounts, settle
+from pipeline.tasks.families.case import amounts, settle, waiver_knobs
 from pipeline.tasks.families.request import _decide, base_rules, latest
 from pipeline.tasks.filters import Filter, merge
 from pipeline.tasks.model import MAX_REFERENCE_CALLS, Candidate, Skip
@@ -159,13 +161,16 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
         kinds = len({ctx.specs[c.tool].table for c in candidate.solution})
         if kinds < spec["min_kinds"]:
             continue
-        # Breadth and length first; then, where refunds are capped, a sweep the cap trims with a later
-        # record still going through.
+        # Breadth and length first; then, where the fee is waived for some records, a sweep with waived
+        # and unwaived records going through (the rarer); then, where refunds are capped, a sweep the
+        # cap trims with a later record still going through.
         trimmed = bool(candidate.knobs["capped"]) and bool(candidate.knobs["after_cap"])
-        merit = 2 * ((kinds >= spec["kinds"]) + (len(candidate.solution) >= spec["calls"])) + (
-            trimmed or ctx.policy.cap(op.name) is None
+        merit = (
+            4 * ((kinds >= spec["kinds"]) + (len(candidate.solution) >= spec["calls"]))
+            + 2 * _mixed(ctx, op, candidate)
+            + (trimmed or ctx.policy.cap(op.name) is None)
         )
-        if merit == 5:
+        if merit == 11:
             taken |= keys
             return candidate
         if fallback is None or merit > fallback[0]:
@@ -174,6 +179,15 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
         raise Skip("no_sweep_subject")
     taken |= fallback[2]
     return fallback[1]
+
+
+def _mixed(ctx: Context, op: TransitionTool, candidate: Candidate) -> bool:
+    """Whether the policy's waiver of the fee (where it has one) gives some of the records that go
+    through back in full and not all: one rate for every record then gives another total."""
+    if ctx.policy.waiver(op.name) is None:
+        return True
+    through = candidate.knobs["records"] - candidate.knobs["refused"] - len(candidate.knobs["excepted"])
+    return 0 < len(candidate.knobs["waived"]) < through
 
 
 def _judged(
@@ -255,6 +269,7 @@ def _build(
         # What doing everything asked gives (the literal reading), and the total before the fee.
         "literal_answer": json.dumps({"total": float(round(tally.every, 2)), "refused": []}),
         "gross_answer": json.dumps({**expected, "total": float(round(tally.gross, 2))}),
+        **waiver_knobs(tally, expected),
     }
     check = AnswerCheck(kind="report", expected=expected)
     grounding = [Grounding(tool=ctx.need_tool("list", table), arguments=args, total=pool)]
