@@ -63,15 +63,22 @@ def _in_full(conn: sqlite3.Connection, waiver: Rule, row_id: Any, today: str) ->
 
 
 def _capped_tasks(env: Environment) -> list[tuple[Task, Rule, Rule]]:
+    return ruled_tasks(env, "cap")
+
+
+def ruled_tasks(env: Environment, kind: str) -> list[tuple[Task, Rule, Rule]]:
+    """The ``case`` and ``sweep`` tasks whose operation has a policy line of ``kind`` (``cap`` or
+    ``waiver``) and a fee line, with both lines."""
     policy = _policy(env)
     out = []
     for task in env.tasks:
         op = task.knobs.get("operation")
         if task.family not in CAPPED_FAMILIES or not isinstance(op, str):
             continue
-        cap, fee = policy.cap(op), policy.fee(op)
-        if cap is not None and fee is not None:
-            out.append((task, cap, fee))
+        rule = next((r for r in policy.rules if r.kind == kind and r.operation == op), None)
+        fee = policy.fee(op)
+        if rule is not None and fee is not None:
+            out.append((task, rule, fee))
     return out
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from sample_bundles import sample_bundles
-from test_cap import _in_full, _policy, _refund
+from test_cap import _in_full, _policy, _refund, ruled_tasks
 
 from pipeline import Environment
 from pipeline.jobs.steps import Inputs, generate
@@ -25,8 +25,6 @@ from pipeline.policy.model import Rule, waives
 from pipeline.runtime.task import Task
 from pipeline.tasks.exploits import REGISTRY
 from pipeline.tasks.exploits.base import Probe, scratch_for
-
-FAMILIES = ("sweep", "case")
 
 
 def _rule(**fields: Any) -> Rule:
@@ -66,16 +64,7 @@ def env(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 
 def _waived_tasks(env: Environment) -> list[tuple[Task, Rule, Rule]]:
-    policy = _policy(env)
-    out = []
-    for task in env.tasks:
-        op = task.knobs.get("operation")
-        if task.family not in FAMILIES or not isinstance(op, str):
-            continue
-        waiver, fee = policy.waiver(op), policy.fee(op)
-        if waiver is not None and fee is not None:
-            out.append((task, waiver, fee))
-    return out
+    return ruled_tasks(env, "waiver")
 
 
 def _holds(env: Environment, task: Task, waiver: Rule, fee: Rule) -> None:

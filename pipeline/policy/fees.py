@@ -213,23 +213,25 @@ def waiver_rule(
             f"No fee is kept back on {with_article(table.noun)} set to {goal} whose {time} is at most {limit} days "
             "before today (calendar days): the customer gets back all of it."
         )
-        forms.append(
-            Rule(
-                id="",
-                kind="waiver",
-                text=text,
-                enforced=False,
-                table=table.name,
-                operation=fee.operation,
-                column=when.name,
-                limit=float(limit),
-                goal=fee.goal,
-            )
-        )
+        forms.append(_waiver(fee, text, column=when.name, limit=float(limit)))
     if owner is not None:
         # A standing is preferred: it is read on another record, one per owner, as staff would.
         forms = _standing(schema, fee, rows, owner, conn) or forms
     return forms[0] if forms else None
+
+
+def _waiver(fee: Rule, text: str, **reading: Any) -> Rule:
+    """A waiver line of ``fee``'s operation with its machine reading (see :func:`pipeline.policy.model.waives`)."""
+    return Rule(
+        id="",
+        kind="waiver",
+        text=text,
+        enforced=False,
+        table=fee.table,
+        operation=fee.operation,
+        goal=fee.goal,
+        **reading,
+    )
 
 
 def _fits(spared: int, rows: list[dict[str, Any]], least: float = WAIVER_SHARE[0]) -> bool:
@@ -257,21 +259,7 @@ def _standing(
                 f"No fee is kept back on {with_article(table.noun)} set to {str(fee.goal).replace('_', ' ')} whose "
                 f"{party.noun}'s {column.label} is {value.replace('_', ' ')}: the customer gets back all of it."
             )
-            return [
-                Rule(
-                    id="",
-                    kind="waiver",
-                    text=text,
-                    enforced=False,
-                    table=table.name,
-                    operation=fee.operation,
-                    column=column.name,
-                    child=party.name,
-                    via=owner.name,
-                    value=value,
-                    goal=fee.goal,
-                )
-            ]
+            return [_waiver(fee, text, column=column.name, child=party.name, via=owner.name, value=value)]
     return []
 
 
