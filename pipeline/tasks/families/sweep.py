@@ -68,7 +68,7 @@ LEVELS: dict[int, dict[str, Any]] = {
         "except": 0.9,
         "kept": 4,
         "kinds": 3,
-        "min_kinds": 2,
+        "min_kinds": 3,
         "calls": 12,
     }
 }
@@ -80,7 +80,8 @@ out the records of some related people or things ("leave out the orders of custo
 tier gold"), where such an exception exists; ``kept``: records that still go through after it;
 ``kinds`` and ``calls``: kinds of record the reference reads or writes and its calls, preferred (a
 sweep short of them is kept only when none that meets both is found, and never one with under
-``min_kinds``: a sweep that reads and writes one table alone is a loop, not a judgment)."""
+``min_kinds``: a sweep over its records and their amounts alone, with no related record read, is a
+loop, not a judgment)."""
 TRIES = 30
 COUNTS = {
     6: "six",
