@@ -108,3 +108,21 @@ def test_doing_nothing_or_refusing_scores_zero(env: Any) -> None:
         assert _play(env, task, [], report) == 0.0, task.id
         assert _play(env, task, reads, json.dumps(report)) == 0.0, task.id
         assert _play(env, task, [], json.dumps(report["refused"])) == 0.0, task.id
+
+
+def test_an_exception_is_named_only_where_every_path_to_it_agrees(bundles: dict[str, Path]) -> None:
+    """A library fine reaches a branch through its member's home branch and through its loan's copy:
+    "the fines of branches with city X" has two readings, so the paths an exception is checked on go
+    three references deep, not only the one or two it is read along."""
+    from pipeline.tasks.families.sweep import _paths
+    from pipeline.world.schema import Schema
+
+    schema = Schema.model_validate_json((bundles["library_loans"] / "schema.json").read_text())
+
+    class Ctx:
+        def parent_of(self, fk: Any) -> Any:
+            return schema.table(str(fk.references))
+
+    found = _paths(Ctx(), schema.table("fines"))  # type: ignore[arg-type]
+    routes = {tuple(c.name for c in p) for p in found["branches"]}
+    assert ("loan_id", "copy_id", "branch_id") in routes and len(routes) >= 2, routes

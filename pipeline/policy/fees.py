@@ -97,8 +97,8 @@ def fee_rule(schema: Schema, op: Operation, seed: int) -> Rule | None:
         what = f"the {source.column.label} of its {source.table.plural}, added up,"
     text = (
         f"When {with_article(table.noun)} is set to {op.to.replace('_', ' ')} ({op.name} or otherwise), the customer "
-        f"gets back {what} less a fee of {fee} % of that, rounded to the nearest cent (half a cent up) for each "
-        f"{table.noun}."
+        f"gets back {what} less a fee of {fee} % of that: {100 - fee} % of it, rounded to the nearest cent (half a "
+        f"cent up), for each {table.noun} (the amount given back is rounded, not the fee)."
     )
     return Rule(
         id="",

@@ -414,8 +414,10 @@ def extra_wish(
 ) -> tuple[ToolCall, str] | None:
     """A second wish in the same message: a change to the person's own record (a preference, a
     contact, where they live), as the update call and the sentence asking for it; None when the
-    person has nothing of their own to change."""
-    columns = [c for c in settable(ctx, person) if c.name not in by and _personal(c)]
+    person has nothing of their own to change. Never a column a policy line reads (a waiver by the
+    owner's standing): whether the change comes before or after the rest would give two answers."""
+    ruled = {r.column for r in ctx.policy.rules if person.name in (r.table, r.child)}
+    columns = [c for c in settable(ctx, person) if c.name not in by and c.name not in ruled and _personal(c)]
     if not columns:
         return None
     column = rng.choice(columns)
@@ -426,8 +428,11 @@ def extra_wish(
 
 
 def _personal(column: Column) -> bool:
-    """A detail a person changes about themselves: a preference, a contact, where they live."""
+    """A detail a person changes about themselves: a preference, a contact, where they live (never
+    a loyalty tier: the business grants that, no customer picks it)."""
     if column.transitions or column.references or column.sql_type == "BOOLEAN":
+        return False
+    if "tier" in f"{column.name} {column.label}".lower():
         return False
     return bool(column.values) or column.semantic in ("phone", "email", "city", "address", "street_address")
 

@@ -309,16 +309,17 @@ FAR = 4
 each (one call apiece), as an agent would."""
 
 
-def _paths(ctx: Context, table: Table) -> dict[str, list[Path_]]:
-    """Every path of one or two references from ``table``, by the table it ends at."""
+def _paths(ctx: Context, table: Table, depth: int = 3) -> dict[str, list[Path_]]:
+    """Every path of up to ``depth`` references from ``table`` (never back through it), by the table
+    it ends at: an exception is named only where they all agree, and read along one of two at most."""
     found: dict[str, list[Path_]] = {}
-    for fk in table.foreign_keys:
-        middle = ctx.parent_of(fk)
-        found.setdefault(middle.name, []).append((fk,))
-        if middle.name == table.name:
-            continue
-        for far in middle.foreign_keys:
-            found.setdefault(str(far.references), []).append((fk, far))
+    frontier: list[Path_] = [(fk,) for fk in table.foreign_keys]
+    while frontier:
+        path = frontier.pop(0)
+        end = ctx.parent_of(path[-1])
+        found.setdefault(end.name, []).append(path)
+        if len(path) < depth and end.name != table.name:
+            frontier += [(*path, fk) for fk in end.foreign_keys if str(fk.references) != table.name]
     return found
 
 
@@ -357,7 +358,7 @@ def _exception(
         if not ctx.filter_columns(parent):
             continue
         path = min(paths, key=len)
-        if len(path) == 2 and path[1].name not in ctx.filterable(ctx.parent_of(path[0])):
+        if len(path) > 2 or (len(path) == 2 and path[1].name not in ctx.filterable(ctx.parent_of(path[0]))):
             continue
         # Where each matched record leads by every path (one row per record: its targets by path).
         reached = [[_reach(ctx, r, p) for p in paths] for r in matched]
