@@ -16,6 +16,7 @@ from fractions import Fraction
 from typing import Any
 
 from generators.base import AnswerKind
+from generators.numbers import format_number, parse_number
 
 __all__ = [
     "ANSWER_ERRORS",
@@ -67,14 +68,6 @@ they change no match, but a failing line costs one pass instead of backtracking 
 megabyte of spaces."""
 _FINAL_ANSWER_IS = re.compile(rf"{_ci('final')}\s++{_ci('answer')}\s++{_ci('is')}\s*[:=]?\s*(?P<value>.+)$")
 _WRAPPERS = ("**", "__", "`", '"', "'", "$", "“", "”", "‘", "’", "*")
-_MAX_EXPONENT = 400
-_MAX_DIGITS = 4000
-
-_INT_RE = re.compile(r"[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)")
-_DECIMAL_RE = re.compile(r"[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d*)?(?:[eE][+-]?\d+)?")
-_FRACTION_RE = re.compile(r"(?P<num>[+-]?\d+)\s*/\s*(?P<den>[+-]?\d+)")
-_LATEX_FRAC_RE = re.compile(r"(?P<sign>[+-]?)\\[dt]?frac\{\s*(?P<num>[+-]?\d+)\s*\}\{\s*(?P<den>[+-]?\d+)\s*\}")
-_ASSIGNMENT_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*\s*=\s*(?P<value>[^=]+)$")
 
 
 MAX_ANSWER_CHARS = 16_384
@@ -391,50 +384,6 @@ def whole_pairs(pattern: re.Pattern[str], text: str) -> list[tuple[str, ...]] | 
         pairs.append(match.groups())
         position = match.end()
     return pairs if _PAIR_GAP.fullmatch(text, position) else None
-
-
-def parse_number(text: str) -> Fraction | None:
-    """An exact value for one number: "1,000", "+3", "3.0", "-0", "3/4", "\\frac{3}{4}", "1e3".
-
-    Returns ``None`` for anything else, including several numbers ("3, 4"), so that a list
-    of candidates never parses as the single gold value.
-    """
-    if not isinstance(text, str):
-        return None
-    value = text.strip().replace("\u2212", "-").replace("\u00a0", " ")
-    if not value or len(value) > _MAX_DIGITS:
-        return None
-    assignment = _ASSIGNMENT_RE.match(value)
-    if assignment:
-        value = assignment.group("value").strip()
-    try:
-        if _INT_RE.fullmatch(value):
-            return Fraction(int(value.replace(",", "")))
-        fraction = _FRACTION_RE.fullmatch(value) or _LATEX_FRAC_RE.fullmatch(value)
-        if fraction:
-            den = int(fraction.group("den"))
-            if den == 0:
-                return None
-            result = Fraction(int(fraction.group("num")), den)
-            return -result if fraction.groupdict().get("sign") == "-" else result
-        if any(char.isdigit() for char in value) and _DECIMAL_RE.fullmatch(value):
-            mantissa, _, exponent = value.lower().partition("e")
-            if exponent and abs(int(exponent)) > _MAX_EXPONENT:
-                return None
-            if mantissa in {"", "+", "-", ".", "+.", "-."}:
-                return None
-            return Fraction(mantissa.replace(",", "")) * (Fraction(10) ** int(exponent or 0))
-    except (ValueError, ZeroDivisionError, OverflowError):
-        return None
-    return None
-
-
-def format_number(value: Fraction | int) -> str:
-    """Gold form of an exact number: ``"7"``, ``"-3/4"`` (lowest terms, sign on the numerator)."""
-    value = Fraction(value)
-    if value.denominator == 1:
-        return str(value.numerator)
-    return f"{value.numerator}/{value.denominator}"
 
 
 def normalize_text(text: str) -> str:

@@ -19,8 +19,9 @@ from pipeline.data.populate import DEFAULT_CLOCK, populate, scale_for_rows
 from pipeline.data.state_check import check_state, realism_check, summary
 from pipeline.data.vocab import load_vocab, outside
 from pipeline.world.blueprint import Blueprint, list_domains, load_blueprint
+from pipeline.world.naming import Naming
 from pipeline.world.rules import parse, restyle, violation_sql
-from pipeline.world.schema import Naming, build_schema
+from pipeline.world.schema import build_schema
 from pipeline.world.variants import random_schema
 from pipeline.world.vocab import vocab_names
 

@@ -16,7 +16,8 @@ from pipeline.world.ddl import (
 )
 from pipeline.world.derive import derivations
 from pipeline.world.formula import Rule, parse_derive
-from pipeline.world.schema import Naming, build_schema, words
+from pipeline.world.naming import Naming, words
+from pipeline.world.schema import build_schema
 
 DOMAINS = list_domains()
 

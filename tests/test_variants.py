@@ -22,7 +22,8 @@ from pipeline.world.distinctness import (
     random_schemas,
     schema_tokens,
 )
-from pipeline.world.schema import Naming, build_schema
+from pipeline.world.naming import Naming
+from pipeline.world.schema import build_schema
 from pipeline.world.variants import (
     MAX_TABLES,
     MIN_TABLES,

@@ -18,7 +18,8 @@ import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 
-from pipeline.world.schema import Schema, words
+from pipeline.world.naming import words
+from pipeline.world.schema import Schema
 
 THRESHOLD = 0.7
 TARGET = 0.95

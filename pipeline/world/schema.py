@@ -10,7 +10,6 @@ copied prices), timestamps a status implies, and legal status pairs.
 from __future__ import annotations
 
 import random
-import re
 from collections.abc import Callable
 from typing import Literal
 
@@ -20,6 +19,7 @@ from pipeline.world.blueprint import Blueprint
 from pipeline.world.derive import derivations
 from pipeline.world.fields import TIME_TYPES, VOCABULARY_TYPES, Entity, FieldSpec, RuleSpec
 from pipeline.world.formula import Rule
+from pipeline.world.naming import Naming, pluralise, readable_field
 from pipeline.world.rules import restyle
 from pipeline.world.vocab import resolve_vocab
 
@@ -237,72 +237,12 @@ class Schema(BaseModel):
         )
 
 
-# -- naming styles --------------------------------------------------------------------------
-
-
-class Naming(BaseModel):
-    """How identifiers are spelled. Meaning never changes with style: ``Column.field`` and
-    ``Table.entity`` keep the blueprint's snake_case names."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    tables: Literal["snake", "camel", "pascal"] = "snake"
-    plural: bool = True
-    prefix: str = ""
-    """A snake_case prefix put before every table name (``tbl_``, ``app_``)."""
-    columns: Literal["snake", "camel"] = "snake"
-
-    def table(self, entity: Entity) -> str:
-        return _style(self.prefix + (entity.plural_name if self.plural else entity.name), self.tables)
-
-    def column(self, field: str) -> str:
-        return _style(field, self.columns)
-
-
-def _style(snake: str, style: str) -> str:
-    if style == "snake":
-        return snake
-    parts = [p for p in snake.split("_") if p]
-    head = parts[0] if style == "camel" else parts[0].capitalize()
-    return head + "".join(p.capitalize() for p in parts[1:])
-
-
-_CAMEL_SPLIT = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-
-
-def words(identifier: str) -> list[str]:
-    """Lower-case words of an identifier in any style (``orderItems`` -> ``order``, ``items``)."""
-    return [w.lower() for w in _CAMEL_SPLIT.sub("_", identifier).split("_") if w]
-
-
-def readable_field(field: str, reference: bool = False) -> str:
-    """``consultation_fee`` -> "consultation fee"; a reference names what it points at (``parcel_id`` ->
-    "parcel"); a flag says what it marks (``is_archived`` -> "archived")."""
-    parts = words(field)
-    if reference and len(parts) > 1 and parts[-1] == "id":
-        parts = parts[:-1]
-    if len(parts) > 1 and parts[0] == "is":
-        parts = parts[1:]
-    return " ".join(parts)
-
-
 def code_prefix(table: Table) -> str:
     """ORD-104233 for orders, OI-... for order items: readable, stable, per table."""
     parts = [w for w in table.entity.split("_") if w]
     if len(parts) == 1:
         return parts[0][:3].upper()
     return "".join(w[0] for w in parts).upper()
-
-
-def pluralise(noun: str) -> str:
-    head, _, last = noun.rpartition(" ")
-    if last.endswith(("s", "x", "ch", "sh")):
-        last += "es"
-    elif last.endswith("y") and last[-2:-1] not in "aeiou":
-        last = last[:-1] + "ies"
-    else:
-        last += "s"
-    return f"{head} {last}".strip()
 
 
 # -- building -------------------------------------------------------------------------------

@@ -36,7 +36,8 @@ from pipeline.world.extensions import (
     used_fields,
 )
 from pipeline.world.formula import parse_derive
-from pipeline.world.schema import Naming, Schema, build_schema
+from pipeline.world.naming import Naming
+from pipeline.world.schema import Schema, build_schema
 
 MIN_TABLES = 8
 
