@@ -33,7 +33,7 @@ EXPECTED = {
 @pytest.fixture(scope="module")
 def env(tmp_path_factory: pytest.TempPathFactory) -> Environment:
     root = tmp_path_factory.mktemp("case")
-    summary = generate(Inputs(domain="insurance_claims", seed=3, scale=3), root / "out", root / "work")
+    summary = generate(Inputs(domain="insurance_claims", seed=4, scale=3), root / "out", root / "work")
     return Environment.from_bundle(Path(summary["path"]))
 
 

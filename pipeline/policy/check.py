@@ -27,10 +27,15 @@ def _row(conn: sqlite3.Connection, table: str, row_id: Any) -> dict[str, Any] | 
     return None if found is None else dict(zip([d[0] for d in cur.description], found))
 
 
-def _children(conn: sqlite3.Connection, rule: Rule, row_id: Any) -> list[dict[str, Any]]:
-    if rule.kind != "related" or rule.child is None or rule.via is None:
+def _children(conn: sqlite3.Connection, rule: Rule, row: dict[str, Any]) -> list[dict[str, Any]]:
+    """The records a staff rule reads beyond ``row``: its children (``related``), or its owner's
+    records of the same table (``history``)."""
+    if rule.kind == "related" and rule.child is not None and rule.via is not None:
+        cur = conn.execute(f"SELECT * FROM {_q(rule.child)} WHERE {_q(rule.via)} = ?", (row["id"],))
+    elif rule.kind == "history" and rule.via is not None and row.get(rule.via) is not None:
+        cur = conn.execute(f"SELECT * FROM {_q(rule.table)} WHERE {_q(rule.via)} = ?", (row[rule.via],))
+    else:
         return []
-    cur = conn.execute(f"SELECT * FROM {_q(rule.child)} WHERE {_q(rule.via)} = ?", (row_id,))
     names = [d[0] for d in cur.description]
     return [dict(zip(names, r)) for r in cur.fetchall()]
 
@@ -50,7 +55,7 @@ def first_blocking(rules: Iterable[Rule], conn: sqlite3.Connection, row: dict[st
     """The first of the staff ``rules`` that forbids its operation on ``row`` (its related records read
     from ``conn`` where a rule needs them), or None."""
     for rule in rules:
-        if blocks(rule, row, clock, _children(conn, rule, row["id"])):
+        if blocks(rule, row, clock, _children(conn, rule, row)):
             return rule
     return None
 

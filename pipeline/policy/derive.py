@@ -7,6 +7,8 @@ rules are new: for every operation, at most one of
 * ``threshold``: not for a record whose amount is over a limit (a manager decides those);
 * ``window``: only within some days of one of the record's times, counted to the world's clock;
 * ``related``: not for a record that has a related record with some value (a gift-card payment);
+* ``history``: not for an owner who already had records set to that status in some days before
+  today (a customer who cancelled an order last week), read on the owner's other records;
 
 chosen by a stable seed among the kinds the table supports, with its limit read off the
 state so that some records the operation's lifecycle allows are blocked and most are not
@@ -154,6 +156,39 @@ def _related(
                     yield {"child": child.name, "via": fk.name, "column": column.name, "value": best[1]}
 
 
+HISTORY_DAYS = (7, 14, 30, 60, 90, 180, 365)
+"""Periods a history rule may count over, in calendar days before today."""
+HISTORY_VERBS = frozenset({"cancel", "refund", "withdraw"})
+"""Operations a business limits per customer (cancelling again and again), the ones a history rule is for."""
+
+
+def _history(
+    conn: sqlite3.Connection, schema: Schema, table: Table, op: Operation, rows: list[dict[str, Any]], clock: str
+) -> Iterator[dict[str, Any]]:
+    """A limit on how often one owner's records reach the operation's status: the owner's records
+    the operation stamped (its time column written) within some days before today, counted per owner
+    of the records it may go through for (a customer who cancelled an order last week)."""
+    paths = ownership(schema, table)
+    if op.name.split("_")[0] not in HISTORY_VERBS or not op.sets_time or not paths or len(paths[0]) != 1:
+        return
+    if len(rows) < 4:
+        return
+    via = paths[0][0].name
+    stamped: dict[Any, list[int]] = {}
+    query = f"SELECT {_q(via)}, {_q(op.sets_time)} FROM {_q(table.name)} WHERE {_q(op.sets_time)} IS NOT NULL"
+    for owner, stamp in conn.execute(query):
+        stamped.setdefault(owner, []).append(days_between(str(stamp), clock))
+    best: tuple[float, dict[str, Any]] | None = None
+    for count in (1, 2):
+        for days in HISTORY_DAYS:
+            hit = [sum(1 <= a <= days for a in stamped.get(r[via], ())) >= count for r in rows]
+            share = sum(hit) / len(rows)
+            if _share_ok(share) and (best is None or abs(share - TARGET_SHARE) < abs(best[0] - TARGET_SHARE)):
+                best = (share, {"column": op.sets_time, "limit": float(days), "via": via, "count": count})
+    if best is not None:
+        yield best[1]
+
+
 def _options(
     conn: sqlite3.Connection, schema: Schema, table: Table, op: Operation, clock: str, kind: str
 ) -> Iterator[dict[str, Any]]:
@@ -162,6 +197,8 @@ def _options(
         yield from _threshold(table, op, rows)
     elif kind == "window":
         yield from _window(table, op, rows, clock)
+    elif kind == "history":
+        yield from _history(conn, schema, table, op, rows, clock)
     else:
         yield from _related(conn, schema, table, rows)
 
@@ -175,10 +212,12 @@ def _staff_rule(
     rng: random.Random,
     used: set[tuple[Any, ...]],
 ) -> Rule | None:
-    """One staff rule for ``op``: the first kind (in the seed's order) with a fitting column, a
-    column or related record no other rule of the table uses where there is one."""
+    """One staff rule for ``op``: a ``history`` rule where one fits (only cancellations and refunds
+    have one), else the first kind (in the seed's order) with a fitting column, a column or related
+    record no other rule of the table uses where there is one."""
     kinds: list[RuleKind] = ["threshold", "window", "related"]
     rng.shuffle(kinds)
+    kinds.insert(0, "history")  # where a customer's earlier cancellations can limit the next, that rule
     options = [(kind, found) for kind in kinds for found in _options(conn, schema, table, op, clock, kind)]
     if not options:
         return None
@@ -201,6 +240,15 @@ def _staff_rule(
         text = (
             f"Staff set {_a(noun)} to {goal} ({op.name} or otherwise) only when its {label} is at most "
             f"{int(found['limit'])} days before today (calendar days)."
+        )
+    elif kind == "history":
+        owner = schema.table(str(table.column(found["via"]).references)).noun
+        label = time_words(table.column(found["column"]))
+        many = _a(noun) if found["count"] == 1 else f"two or more {table.plural}"
+        text = (
+            f"Staff do not set {_a(noun)} to {goal} ({op.name} or otherwise) for {_a(owner)} who already had "
+            f"{many} set to {goal} in the {int(found['limit'])} days before today (by its {label}; today not "
+            "counted): a manager decides those."
         )
     else:
         child = schema.table(found["child"])

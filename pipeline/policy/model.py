@@ -15,8 +15,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-RuleKind = Literal["lifecycle", "check", "threshold", "window", "related", "priority", "fee", "waiver", "cap"]
-STAFF_KINDS: tuple[RuleKind, ...] = ("threshold", "window", "related")
+RuleKind = Literal[
+    "lifecycle", "check", "threshold", "window", "related", "history", "priority", "fee", "waiver", "cap"
+]
+STAFF_KINDS: tuple[RuleKind, ...] = ("threshold", "window", "related", "history")
 """Rules the tools do not enforce: the agent applies them, the verifier sees the outcome."""
 TIME_FORMAT = "%Y-%m-%dT%H:%M:%S"
 
@@ -53,6 +55,9 @@ class Rule(BaseModel):
         default=None, description="related: the child's value that blocks the operation; waiver: the owner's value"
     )
     goal: str | None = Field(default=None, description="The status the restricted operation sets")
+    count: int | None = Field(
+        default=None, description="history: how many of the owner's records set to the goal in the days block it"
+    )
 
 
 class Policy(BaseModel):
@@ -112,7 +117,8 @@ def days_between(earlier: str, later: str) -> int:
 
 def blocks(rule: Rule, row: dict[str, Any], clock: str, children: list[dict[str, Any]] | None = None) -> bool:
     """Whether a staff rule forbids its operation on ``row`` (``children``: the rows of
-    ``rule.child`` that reference it, for a ``related`` rule)."""
+    ``rule.child`` that reference it, for a ``related`` rule; the owner's records of the same table,
+    for a ``history`` rule)."""
     if rule.kind == "threshold":
         value = row.get(str(rule.column))
         return value is not None and float(value) > float(rule.limit or 0)
@@ -121,7 +127,17 @@ def blocks(rule: Rule, row: dict[str, Any], clock: str, children: list[dict[str,
         return value is not None and days_between(str(value), clock) > float(rule.limit or 0)
     if rule.kind == "related":
         return any(str(c.get(str(rule.column))) == rule.value for c in children or [])
+    if rule.kind == "history":
+        return recent(rule, children or [], clock) >= int(rule.count or 1)
     return False
+
+
+def recent(rule: Rule, records: list[dict[str, Any]], clock: str) -> int:
+    """How many of ``records`` a ``history`` rule counts: set to its goal (their stamp ``rule.column``
+    written) within its days before today, today itself not counted (what the agent does today never
+    changes what the rule says of the next record)."""
+    stamps = [r.get(str(rule.column)) for r in records]
+    return sum(s is not None and 1 <= days_between(str(s), clock) <= float(rule.limit or 0) for s in stamps)
 
 
 def waives(rule: Rule, row: dict[str, Any], clock: str, owner: dict[str, Any] | None = None) -> bool:

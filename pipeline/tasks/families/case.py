@@ -161,6 +161,8 @@ class Tally:
     waived: list[Any] = field(default_factory=list)
     """Records that go through and come back in full under the policy's waiver (where that changes
     what they come to: something was paid on them)."""
+    history: list[Any] = field(default_factory=list)
+    """Records a ``history`` staff rule refuses (the owner's earlier ones were set to the goal lately)."""
     unwaived: Decimal = Decimal(0)
     """What the records that go through come to with the fee kept on every one (the waiver missed)."""
     after_cap: bool = False
@@ -225,6 +227,8 @@ def settle(
             summed += len(values)
         elif (one := refusal(op, row, kind, rule)) is not None:
             tally.refused.append(one)
+            if rule is not None and rule.kind == "history":
+                tally.history.append(row["id"])
     if (summed < 2 and ctx.policy.fee(op.name) is None) or tally.total in singles or tally.total == 0:
         raise Skip("total_not_computed")  # one amount copied would be right
     if tally.capped and cap is not None and not _ranked(rows, decisions, str(cap.column)):
@@ -233,9 +237,9 @@ def settle(
 
 
 def waiver_knobs(tally: Tally, expected: dict[str, Any]) -> dict[str, Any]:
-    """The records the policy's waiver gives back in full, and the answer of someone who kept the fee
-    on every record (the waiver missed) where that differs."""
-    knobs: dict[str, Any] = {"waived": tally.waived}
+    """The records the policy's waiver gives back in full, the answer of someone who kept the fee on
+    every record (the waiver missed) where that differs, and the records a history rule refuses."""
+    knobs: dict[str, Any] = {"waived": tally.waived, "history_refused": tally.history}
     if tally.waived:
         knobs["unwaived_answer"] = json.dumps({**expected, "total": float(round(tally.unwaived, 2))})
     return knobs

@@ -25,6 +25,7 @@ import json
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import date, timedelta
 from typing import Any
 
 from pipeline.policy.check import blocking_rule
@@ -228,7 +229,7 @@ def judge(
     ``calls``, their places to ``deciding``) and the rules relied on."""
     if kind == "status":
         return
-    checks = _checks(ctx, op, row)
+    checks = [c for c in _checks(ctx, op, row) if c not in calls]  # an owner's records read once
     deciding += range(len(calls), len(calls) + len(checks))  # reads that settle a staff rule
     calls += checks
     rules |= {r.id for r in ctx.policy.staff_rules(op.name)}
@@ -251,13 +252,31 @@ def _unreachable(ctx: Context, op: TransitionTool, table: Table, row: dict[str, 
 
 
 def _checks(ctx: Context, op: TransitionTool, row: dict[str, Any]) -> list[ToolCall]:
-    """Reads the staff rules of ``op`` need beyond the record itself (a related record's value)."""
+    """Reads the staff rules of ``op`` need beyond the record itself (a related record's value, or the
+    owner's other records of the table: every page of them)."""
     calls = []
     for rule in ctx.policy.staff_rules(op.name):
         if rule.kind == "related" and rule.child is not None and rule.via is not None:
             child = ctx.schema.table(rule.child)
             calls.append(ctx.list_call(child, {rule.via: row["id"]}))
+        elif rule.kind == "history" and rule.via is not None and row.get(rule.via) is not None:
+            calls += _recent_calls(ctx, rule, row[rule.via])
     return calls
+
+
+def _recent_calls(ctx: Context, rule: Rule, owner: Any) -> list[ToolCall]:
+    """The reads a history rule needs: every record set to its goal within its days before today
+    (today not counted), all pages, the same for every record of a request (read once): which owners
+    had some, and how many, show there. Where the tools cannot filter by that time, the owner's own
+    records instead (one read per owner)."""
+    table = ctx.schema.table(rule.table)
+    if str(rule.column) not in ctx.filterable(table):
+        return ctx.fetch_all(table, {str(rule.via): owner})[1]
+    today = date.fromisoformat(ctx.policy.clock[:10])
+    first, last = today - timedelta(days=int(rule.limit or 0)), today - timedelta(days=1)
+    column = table.column(str(rule.column))
+    args = merge([Filter(column, "from", first.isoformat()), Filter(column, "to", last.isoformat())])
+    return ctx.fetch_all(table, args)[1]
 
 
 Accept = Callable[[TransitionTool, Table, list[dict[str, Any]], list[str]], bool]
