@@ -168,10 +168,16 @@ def test_a_reference_past_the_cap_breaks_the_policy(env: Environment) -> None:
 
 @pytest.mark.parametrize("name", ["cap_ignored", "cap_stopped"])
 def test_keeping_no_running_sum_scores_zero(env: Environment, name: str) -> None:
+    assert exploit_scores_zero(env, [t for t, _, _ in _capped_tasks(env)], name), name
+
+
+def exploit_scores_zero(env: Environment, tasks: list[Task], name: str) -> int:
+    """Play every attempt of exploit ``name`` on ``tasks`` through ``Environment.step`` (each must
+    score 0, each reference 1); how many attempts there were."""
     scratch = scratch_for(env.bundle.state_bytes)
     tried = 0
     try:
-        for task, _, _ in _capped_tasks(env):
+        for task in tasks:
             probe = Probe(task, env.executor, env.bundle.state_bytes, scratch)
             for attempt in REGISTRY[name].attempts(probe):
                 tried += 1
@@ -179,7 +185,7 @@ def test_keeping_no_running_sum_scores_zero(env: Environment, name: str) -> None
             assert _play(env, task, task.solution, json.dumps(task.verifier.answer.expected)) == 1.0, task.id
     finally:
         scratch.close()
-    assert tried, name
+    return tried
 
 
 @pytest.mark.slow

@@ -8,21 +8,17 @@ reference carries the operation out on a record the rule refuses, and doing thos
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from datetime import date
 from pathlib import Path
 from typing import Any
 
 import pytest
-from test_cap import _policy, ruled_tasks
+from test_cap import _policy, exploit_scores_zero, ruled_tasks
 
 from pipeline import Environment
 from pipeline.jobs.steps import Inputs, generate
 from pipeline.policy.model import Rule, blocks
-from pipeline.runtime.task import Task
-from pipeline.tasks.exploits import REGISTRY
-from pipeline.tasks.exploits.base import Probe, scratch_for
 
 
 def _rule(count: int = 1) -> Rule:
@@ -94,23 +90,6 @@ def test_a_record_is_refused_under_a_history_rule_exactly_when_its_owner_had_eno
         conn.close()
 
 
-def _play(env: Environment, task: Task, calls: Any, answer: Any) -> float:
-    env.reset(task_id=task.id)
-    for call in calls:
-        env.step(call.model_dump())
-    return float(env.step({"answer": answer})[1])
-
-
 def test_never_reading_the_owners_other_records_scores_zero(env: Environment) -> None:
-    scratch = scratch_for(env.bundle.state_bytes)
-    tried = 0
-    try:
-        for task, _, _ in ruled_tasks(env, "history"):
-            probe = Probe(task, env.executor, env.bundle.state_bytes, scratch)
-            for attempt in REGISTRY["history_ignored"].attempts(probe):
-                tried += 1
-                assert _play(env, task, attempt.calls, attempt.answer) == 0.0, task.id
-            assert _play(env, task, task.solution, json.dumps(task.verifier.answer.expected)) == 1.0, task.id
-    finally:
-        scratch.close()
-    assert tried, "history_ignored has a task to try"
+    tasks = [t for t, _, _ in ruled_tasks(env, "history")]
+    assert exploit_scores_zero(env, tasks, "history_ignored"), "history_ignored has a task to try"

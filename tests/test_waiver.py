@@ -8,23 +8,19 @@ or its owner's standing), and the answer that keeps the fee on every record scor
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import pytest
-from sample_bundles import sample_bundles
-from test_cap import _in_full, _policy, _refund, ruled_tasks
+from test_cap import _in_full, _policy, _refund, exploit_scores_zero, ruled_tasks
 
 from pipeline import Environment
 from pipeline.jobs.steps import Inputs, generate
 from pipeline.policy.fees import WAIVER_SHARE, refund
 from pipeline.policy.model import Rule, waives
 from pipeline.runtime.task import Task
-from pipeline.tasks.exploits import REGISTRY
-from pipeline.tasks.exploits.base import Probe, scratch_for
 
 
 def _rule(**fields: Any) -> Rule:
@@ -114,66 +110,7 @@ def test_a_waiver_spares_some_records_and_not_most(env: Environment) -> None:
         conn.close()
 
 
-def _play(env: Environment, task: Task, calls: Any, answer: Any) -> float:
-    env.reset(task_id=task.id)
-    for call in calls:
-        env.step(call.model_dump())
-    return float(env.step({"answer": answer})[1])
-
-
 def test_keeping_the_fee_on_every_record_scores_zero(env: Environment) -> None:
-    scratch = scratch_for(env.bundle.state_bytes)
-    tried = 0
-    try:
-        for task, _, _ in _waived_tasks(env):
-            probe = Probe(task, env.executor, env.bundle.state_bytes, scratch)
-            for attempt in REGISTRY["waiver_ignored"].attempts(probe):
-                tried += 1
-                assert _play(env, task, attempt.calls, attempt.answer) == 0.0, task.id
-            assert _play(env, task, task.solution, json.dumps(task.verifier.answer.expected)) == 1.0, task.id
-    finally:
-        scratch.close()
-    assert tried, "waiver_ignored has a task to try"
-
-
-@pytest.mark.slow
-def test_every_waived_task_of_the_sample_worlds_follows_the_waiver_line() -> None:
-    waived = 0
-    for path in sample_bundles().values():
-        environment = Environment.from_bundle(path)
-        try:
-            for task, waiver, fee in _waived_tasks(environment):
-                _holds(environment, task, waiver, fee)
-                waived += bool(task.knobs["waived"])
-        finally:
-            environment.close()
-    assert waived >= 2, waived
-
-
-def test_a_fee_line_says_what_is_rounded(env: Environment) -> None:
-    """ "less a fee of 20 % of that, rounded" read two ways (the fee rounded, or what comes back): the
-    line says which, as the share given back, so the two readings' one-cent gap cannot arise."""
-    for fee in (r for r in _policy(env).rules if r.kind == "fee"):
-        kept = int(fee.limit or 0)
-        assert f"{100 - kept} % of it, rounded" in fee.text and "not the fee" in fee.text, fee.text
-
-
-@pytest.mark.slow
-def test_no_extra_wish_changes_what_a_policy_line_reads() -> None:
-    """A case's second wish ("change my loyalty tier to gold") never sets a column a policy line reads:
-    done before or after the rest, it would give two answers (a waiver by the customer's tier)."""
-    wishes = 0
-    for path in sample_bundles().values():
-        environment = Environment.from_bundle(path)
-        try:
-            policy = _policy(environment)
-            specs = {s.name: s for s in environment.executor.toolset.tools}
-            for task in (t for t in environment.tasks if t.family == "case" and t.knobs.get("extra_wish")):
-                (wish,) = [c for c in task.solution if specs[c.tool].kind == "update"]
-                table = str(specs[wish.tool].table)
-                read = {r.column for r in policy.rules if table in (r.table, r.child)}
-                assert not read & set(wish.arguments), (path.name, task.id, wish)
-                wishes += 1
-        finally:
-            environment.close()
-    assert wishes, "the sample worlds hold a case with a second wish"
+    assert exploit_scores_zero(env, [t for t, _, _ in _waived_tasks(env)], "waiver_ignored"), (
+        "waiver_ignored has a task to try"
+    )
