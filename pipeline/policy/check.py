@@ -14,17 +14,11 @@ from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
 
-from pipeline.policy.fees import refund_of
+from pipeline.policy.fees import refund_of, row_of
 from pipeline.policy.model import Policy, Rule, blocks
 from pipeline.runtime.task import ToolCall
 from pipeline.tools.specs import ToolSpec
 from pipeline.world.sqlnames import quote_ident as _q
-
-
-def _row(conn: sqlite3.Connection, table: str, row_id: Any) -> dict[str, Any] | None:
-    cur = conn.execute(f"SELECT * FROM {_q(table)} WHERE id = ?", (row_id,))
-    found = cur.fetchone()
-    return None if found is None else dict(zip([d[0] for d in cur.description], found))
 
 
 def _children(conn: sqlite3.Connection, rule: Rule, row: dict[str, Any]) -> list[dict[str, Any]]:
@@ -45,7 +39,7 @@ def blocking_rule(policy: Policy, conn: sqlite3.Connection, table: str, goal: st
     rules = policy.goal_rules(table, goal)
     if not rules:
         return None
-    row = _row(conn, table, row_id)
+    row = row_of(conn, table, row_id)
     if row is None:
         return None
     return first_blocking(rules, conn, row, policy.clock)

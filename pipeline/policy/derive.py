@@ -29,7 +29,7 @@ from typing import Any
 
 from pipeline.policy.check import first_blocking
 from pipeline.policy.fees import cap_rule, fee_rule, is_waived, nice, paid_by_record, refund, waiver_rule
-from pipeline.policy.model import STAFF_KINDS, Policy, Rule, RuleKind, days_between
+from pipeline.policy.model import STAFF_KINDS, Policy, Rule, RuleKind, days_between, in_period
 from pipeline.policy.model import with_article as _a
 from pipeline.world.schema import Column, Operation, Schema, Table
 from pipeline.world.sqlnames import quote_ident as _q
@@ -181,7 +181,7 @@ def _history(
     best: tuple[float, dict[str, Any]] | None = None
     for count in (1, 2):
         for days in HISTORY_DAYS:
-            hit = [sum(1 <= a <= days for a in stamped.get(r[via], ())) >= count for r in rows]
+            hit = [sum(in_period(a, days) for a in stamped.get(r[via], ())) >= count for r in rows]
             share = sum(hit) / len(rows)
             if _share_ok(share) and (best is None or abs(share - TARGET_SHARE) < abs(best[0] - TARGET_SHARE)):
                 best = (share, {"column": op.sets_time, "limit": float(days), "via": via, "count": count})
@@ -375,7 +375,7 @@ def derive_policy(schema: Schema, conn: sqlite3.Connection, clock: str, seed: in
         if waiver is not None:
             rules.append(waiver)
         refunds = [
-            refund(paid.get(r["id"], Decimal(0)), fee, waiver is not None and is_waived(conn, waiver, r["id"], clock))
+            refund(paid.get(r["id"], Decimal(0)), fee, waiver is not None and is_waived(conn, waiver, r, clock))
             for r in rows
         ]
         cap = cap_rule(schema, fee, refunds, when, time_words(when), seed)

@@ -157,23 +157,23 @@ def refund_of(
     else:
         cur = conn.execute(f"SELECT {_q(str(rule.column))} FROM {_q(rule.child)} WHERE {_q(rule.via)} = ?", (row_id,))
     paid = sum((Decimal(str(v)) for (v,) in cur.fetchall() if v is not None), Decimal(0))
-    return refund(paid, rule, waiver is not None and is_waived(conn, waiver, row_id, clock))
+    row = row_of(conn, rule.table, row_id) if waiver is not None else None
+    return refund(paid, rule, waiver is not None and row is not None and is_waived(conn, waiver, row, clock))
 
 
-def _one(conn: sqlite3.Connection, table: str, row_id: Any) -> dict[str, Any] | None:
+def row_of(conn: sqlite3.Connection, table: str, row_id: Any) -> dict[str, Any] | None:
+    """Record ``row_id`` of ``table`` as a dict (None where there is none): the one read of a record
+    the policy's readings share."""
     cur = conn.execute(f"SELECT * FROM {_q(table)} WHERE id = ?", (row_id,))
     found = cur.fetchone()
     return None if found is None else dict(zip([d[0] for d in cur.description], found))
 
 
-def is_waived(conn: sqlite3.Connection, waiver: Rule, row_id: Any, clock: str) -> bool:
-    """Whether ``waiver`` lets record ``row_id`` go back in full (its owner read where the line is about them)."""
-    row = _one(conn, waiver.table, row_id)
-    if row is None:
-        return False
+def is_waived(conn: sqlite3.Connection, waiver: Rule, row: dict[str, Any], clock: str) -> bool:
+    """Whether ``waiver`` lets ``row`` go back in full (its owner read where the line is about them)."""
     owner = None
     if waiver.via is not None and waiver.child is not None and row.get(waiver.via) is not None:
-        owner = _one(conn, waiver.child, row[waiver.via])
+        owner = row_of(conn, waiver.child, row[waiver.via])
     return waives(waiver, row, clock, owner)
 
 

@@ -137,7 +137,14 @@ def recent(rule: Rule, records: list[dict[str, Any]], clock: str) -> int:
     written) within its days before today, today itself not counted (what the agent does today never
     changes what the rule says of the next record)."""
     stamps = [r.get(str(rule.column)) for r in records]
-    return sum(s is not None and 1 <= days_between(str(s), clock) <= float(rule.limit or 0) for s in stamps)
+    return sum(s is not None and in_period(days_between(str(s), clock), float(rule.limit or 0)) for s in stamps)
+
+
+def in_period(age: int, days: float) -> bool:
+    """Whether a time ``age`` calendar days before today falls in "the ``days`` days before today":
+    today itself is not in it. One reading for the derivation that sets a history rule's period and
+    for the rule's check."""
+    return 1 <= age <= days
 
 
 def waives(rule: Rule, row: dict[str, Any], clock: str, owner: dict[str, Any] | None = None) -> bool:
