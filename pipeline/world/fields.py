@@ -92,7 +92,7 @@ NUMERIC_TYPES = frozenset({"money", "quantity", "integer", "rating", "percent", 
 TIME_TYPES = frozenset({"date", "timestamp"})
 
 _IDENT = re.compile(r"^[a-z][a-z0-9_]{0,40}$")
-VOCABULARY_TYPES = frozenset({"product_name", "title", "word", "text", "job_title", "company"})
+VOCABULARY_TYPES = frozenset({"product_name", "title", "word", "text", "job_title", "company", "color"})
 """Free-text types a blueprint may give its own vocabulary (structured ones keep their formats)."""
 MAX_VOCABULARY = 500
 MAX_VOCABULARY_VALUE = 300
