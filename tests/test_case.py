@@ -258,7 +258,7 @@ def test_amounts_summed_all_hold_their_table_s_usual_status(tmp_path: Path) -> N
     payment summed holds the table's usual status, so "the total of the payments" has one reading."""
     from pipeline.policy.model import Policy
     from pipeline.tasks.context import Context
-    from pipeline.tasks.families.case import _paid
+    from pipeline.tasks.families._settle import paid_on
     from pipeline.tasks.model import Skip
     from pipeline.tasks.phrasing import Phrasebook
 
@@ -279,10 +279,10 @@ def test_amounts_summed_all_hold_their_table_s_usual_status(tmp_path: Path) -> N
         clean = next(c for c, ok in kinds if ok)
         mixed = next(c for c, ok in kinds if not ok)
         claim = {r["id"]: r for r in ctx.rows(env.schema.table("claims"))}
-        assert _paid(ctx, source, claim[clean])[0]
+        assert paid_on(ctx, source, claim[clean])[0]
         with pytest.raises(Skip):
-            _paid(ctx, source, claim[mixed])
-        assert _paid(ctx, source, claim[mixed], strict=False)[0]  # a shortcut's answer still comes to a sum
+            paid_on(ctx, source, claim[mixed])
+        assert paid_on(ctx, source, claim[mixed], strict=False)[0]  # a shortcut's answer still comes to a sum
     finally:
         conn.close()
         env.close()

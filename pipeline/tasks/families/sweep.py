@@ -48,7 +48,7 @@ from pipeline.runtime.task import Grounding, ToolCall
 from pipeline.runtime.verify import AnswerCheck
 from pipeline.tasks.context import Context
 from pipeline.tasks.families._common import op_phrase, operations
-from pipeline.tasks.families.case import amounts, settle, waiver_knobs
+from pipeline.tasks.families._settle import amounts, settle, waiver_knobs
 from pipeline.tasks.families.request import _decide, base_rules, latest
 from pipeline.tasks.filters import Filter, merge
 from pipeline.tasks.model import MAX_REFERENCE_CALLS, Candidate, Skip
