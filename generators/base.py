@@ -120,6 +120,14 @@ class Family:
             raise ValueError(f"{self.name}: level must be in 0..{len(self.levels) - 1}, got {level!r}")
         return self.config(**dict(self.levels[level]))
 
+    def level_numbers(self) -> tuple[int, ...]:
+        """The levels it has: 0 to the hardest (``pipeline.families.TaskFamily``)."""
+        return tuple(range(len(self.levels)))
+
+    def knobs_at(self, level: int) -> dict[str, Any]:
+        """Every knob ``level`` sets, defaults included (``ValueError`` outside the levels)."""
+        return self.config_for_level(level).as_dict()
+
     def config_for_difficulty(self, difficulty: float) -> Knobs:
         """Knobs for a continuous ``difficulty`` in ``[0, len(levels) - 1]`` (see ``generators.difficulty``).
 

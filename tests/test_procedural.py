@@ -17,10 +17,29 @@ runner = CliRunner()
 
 
 def test_families_json_lists_at_least_forty() -> None:
+    result = runner.invoke(app, ["families", "--kind", "procedural", "--json"])
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)
+    assert len(rows) >= 40 and all(r["levels"] == [0, 1, 2, 3, 4, 5] and r["answer_kind"] for r in rows)
+
+
+def test_families_lists_both_kinds_through_one_contract() -> None:
+    from pipeline.families import TaskFamily, families
+
     result = runner.invoke(app, ["families", "--json"])
     assert result.exit_code == 0, result.output
     rows = json.loads(result.stdout)
-    assert len(rows) >= 40 and all(r["levels"] == 6 for r in rows)
+    tool_use = {r["name"]: r["levels"] for r in rows if r["kind"] == "tool_use"}
+    assert tool_use["case"] == [5] and tool_use["lookup"] == [0, 1, 2, 3, 4]
+    assert {r["kind"] for r in rows} == {"procedural", "tool_use"}
+    for kind in ("procedural", "tool_use"):
+        for fam in families(kind).values():
+            assert isinstance(fam, TaskFamily)
+            top = fam.level_numbers()[-1]
+            assert isinstance(fam.knobs_at(top), dict)
+            with pytest.raises(ValueError):
+                fam.knobs_at(top + 1)
+    assert runner.invoke(app, ["families", "--kind", "nope"]).exit_code == 2
 
 
 def test_procedural_cli_writes_a_bundle_and_parquet(tmp_path: Path) -> None:

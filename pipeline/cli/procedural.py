@@ -1,10 +1,11 @@
-"""``synthenv families`` and ``synthenv procedural``: the reasoning-task side of the CLI."""
+"""``synthenv families`` (both kinds of task family) and ``synthenv procedural``: the reasoning-task side of the CLI."""
 
 from __future__ import annotations
 
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -16,25 +17,44 @@ def register(app: typer.Typer) -> None:
     app.command()(procedural)
 
 
-def families(as_json: bool = typer.Option(False, "--json", help="machine-readable output")) -> None:
-    """List the procedural task families and their levels."""
-    import generators
+def families(
+    kind: str = typer.Option("all", "--kind", help="all, procedural (reasoning items) or tool_use (task families)"),
+    as_json: bool = typer.Option(False, "--json", help="machine-readable output"),
+) -> None:
+    """List the task families and their levels: the procedural ones and the tool-use ones."""
+    from pipeline.families import Kind
+    from pipeline.families import families as registered
 
-    rows = []
-    for name in generators.list_families():
-        fam = generators.get_family(name)
-        rows.append(
-            {"name": name, "levels": len(fam.levels), "answer_kind": fam.answer_kind, "description": fam.description}
-        )
+    kinds: dict[str, tuple[Kind, ...]] = {
+        "all": ("procedural", "tool_use"),
+        "procedural": ("procedural",),
+        "tool_use": ("tool_use",),
+    }
+    if kind not in kinds:
+        fail(f"--kind must be all, procedural or tool_use, got {kind!r}")
+    rows: list[dict[str, Any]] = []
+    for k in kinds[kind]:
+        for name, fam in registered(k).items():
+            rows.append(
+                {
+                    "kind": k,
+                    "name": name,
+                    "levels": list(fam.level_numbers()),
+                    "answer_kind": getattr(fam, "answer_kind", None),  # procedural items only
+                    "description": fam.description,
+                }
+            )
     if as_json:
         sys.stdout.write(json.dumps(rows, sort_keys=True) + "\n")
         return
     from rich.console import Console
     from rich.table import Table
 
-    table = Table("family", "levels", "answer", "description")
+    table = Table("kind", "family", "levels", "answer", "description")
     for r in rows:
-        table.add_row(r["name"], str(r["levels"]), r["answer_kind"], r["description"])
+        levels = r["levels"]
+        shown = f"{levels[0]}-{levels[-1]}" if len(levels) > 1 else str(levels[0])
+        table.add_row(str(r["kind"]), str(r["name"]), shown, str(r["answer_kind"] or ""), str(r["description"]))
     Console(soft_wrap=True).print(table)
 
 

@@ -36,14 +36,15 @@ class MixInputs(Protocol):
 def check_mix(mix: tuple[tuple[str, int, int], ...]) -> None:
     """Refuse, naming the cell, a mix the generator cannot honour (unknown family or level, a count
     outside 0..100, a cell twice): ``Inputs`` checks it, so a bad mix fails before any step runs."""
-    from pipeline.tasks.families import FAMILIES
+    from pipeline.families import families
 
+    known = families("tool_use")
     seen = set()
     for family, level, count in mix:
-        if family not in FAMILIES:
-            raise ValueError(f"task_mix: unknown family {family!r}; known: {', '.join(FAMILIES)}")
-        if level not in FAMILIES[family].levels:
-            raise ValueError(f"task_mix: {family} has levels {sorted(FAMILIES[family].levels)}, not {level}")
+        if family not in known:
+            raise ValueError(f"task_mix: unknown family {family!r}; known: {', '.join(known)}")
+        if level not in known[family].level_numbers():
+            raise ValueError(f"task_mix: {family} has levels {list(known[family].level_numbers())}, not {level}")
         if not 0 <= count <= 100:
             raise ValueError(f"task_mix: {family} level {level}: count must be in 0..100, got {count}")
         if (family, level) in seen:

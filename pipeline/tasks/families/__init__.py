@@ -37,11 +37,23 @@ from pipeline.tasks.model import Candidate
 
 @dataclass(frozen=True)
 class Family:
+    """A registered tool-use task family (it fulfils :class:`pipeline.families.TaskFamily`)."""
+
     name: str
     knobs: tuple[str, ...]
     levels: dict[int, dict[str, Any]]
     generate: Callable[[Context, random.Random, int], Candidate]
     description: str
+
+    def level_numbers(self) -> tuple[int, ...]:
+        """The levels it has (``pipeline.families.TaskFamily``)."""
+        return tuple(sorted(self.levels))
+
+    def knobs_at(self, level: int) -> dict[str, Any]:
+        """The knob targets ``level`` sets (``ValueError`` for a level the family does not have)."""
+        if level not in self.levels:
+            raise ValueError(f"{self.name}: levels are {list(self.level_numbers())}, not {level!r}")
+        return dict(self.levels[level])
 
     def level_of(self, slot: int) -> int:
         """The level candidate ``slot`` is asked at: the family's levels in turn (a family's levels are
