@@ -48,7 +48,7 @@ def openapi_document(toolset: Toolset, title: str, version: str) -> dict[str, An
         "name": SESSION_HEADER,
         "in": "header",
         "required": True,
-        "description": "session the call runs in (from POST /sessions)",
+        "description": "session the call runs in (the trainer opens it and gives the agent its id)",
         "schema": {"type": "string", "minLength": 1, "maxLength": 128},
     }
     paths = {}
