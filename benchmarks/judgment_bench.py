@@ -98,6 +98,7 @@ def main() -> None:
                     fam["calls"].append(t["knobs"]["reference_calls"])
                     fam["capped"].append(float(bool(t["knobs"].get("capped"))))
                     fam["waived"].append(float(bool(t["knobs"].get("waived"))))
+                    fam["claim"].append(float(t["knobs"].get("claim") is not None))
                 if t["level"] == 5:
                     top.append((manifest["name"], t, manifest.get("policy", "")))
             family = {t["id"]: t["family"] for t in tasks}
@@ -143,15 +144,16 @@ def main() -> None:
         print(f"\n## The {name} family (judged against the policy)\n")
         print(
             f"| level | tasks | records | reference calls | policy rules relied on | candidates | cap holds back % "
-            f"| waiver spares % | {heads} |"
+            f"| waiver spares % | claim % | {heads} |"
         )
-        print("|---|---:|---:|---:|---:|---:|---:|---:|" + "---:|" * len(POLICIES))
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|" + "---:|" * len(POLICIES))
         for lvl in sorted(judged[name]):
             d = judged[name][lvl]
             cells = [_pct(family_passes[name, p][lvl]) for p in POLICIES]
             print(
                 f"| {lvl} | {len(d['records'])} | {_mean(d['records'])} | {_mean(d['calls'])} | {_mean(d['rules'])} | "
-                f"{_mean(d['candidates'])} | {_pct(d['capped'])} | {_pct(d['waived'])} | " + " | ".join(cells) + " |"
+                f"{_mean(d['candidates'])} | {_pct(d['capped'])} | {_pct(d['waived'])} | "
+                f"{_pct(d['claim'])} | " + " | ".join(cells) + " |"
             )
     print("\n## Level-5 requests verbatim (up to 10), with the policy lines each relies on\n")
     for name, task, policy in top[:10]:
