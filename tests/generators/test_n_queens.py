@@ -98,3 +98,18 @@ def test_malformed_answers_fail() -> None:
     assert score("n_queens", gold, item) == 1.0
     assert score("n_queens", gold + ", 1", item) == 0.0
     assert score("n_queens", "rows: " + gold, item) == 0.0
+
+
+def test_solution_table_is_every_solution() -> None:
+    from generators.families.games import n_queens
+
+    for n in range(4, 10):
+        assert list(n_queens.all_solutions(n)) == sorted(_all_solutions(n))
+    assert len(n_queens.all_solutions(n_queens.TABLE_MAX_N)) == 724
+
+
+def test_hidden_solutions_spread_over_the_table() -> None:
+    # Level 0 draws its hidden solution uniformly from all 40 (7x7) or 92 (8x8) solutions.
+    items = create_dataset("n_queens", level=0, seed=6, size=600)
+    seen = {item["answer"] for item in items if item["metadata"]["n"] == 7}
+    assert len(seen) == 40
