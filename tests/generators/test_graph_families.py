@@ -167,26 +167,38 @@ def test_spanning_tree_matches_subset_enumeration(level: int) -> None:
 
 
 def _reference_colouring(config: graph_coloring.Config, rng: random.Random) -> tuple[list[list[str]], str]:
-    """graph_coloring's draws in their plain form (randrange, shuffle, random, sample) and
-    colorable() on the edge list: the edges and gold it must give."""
+    """graph_coloring's draws in their plain form (randrange, shuffle, sample, random,
+    getrandbits): the edges and gold it must give. With ``tight`` the first node of each
+    colour is joined to the others without a draw."""
     n, k = config.num_nodes, config.num_colors
-    for _ in range(graph_coloring._MAX_TRIES):
-        planted = list(range(k)) + [rng.randrange(k) for _ in range(n - k)]
-        rng.shuffle(planted)
-        edges = [
-            (a, b)
-            for a in range(n)
-            for b in range(a + 1, n)
-            if planted[a] != planted[b] and rng.random() < config.edge_prob
-        ]
-        if not config.tight or not graph_coloring.colorable(n, edges, k - 1):
-            break
+    planted = list(range(k)) + [rng.randrange(k) for _ in range(n - k)]
+    rng.shuffle(planted)
+    clique = {planted.index(c) for c in range(k)} if config.tight else set()
     names = rng.sample(string.ascii_uppercase, n)
-    named = [(names[a], names[b]) for a, b in edges]
-    named = [(a, b) if rng.random() < 0.5 else (b, a) for a, b in named]
+    edges = [
+        (a, b)
+        for a in range(n)
+        for b in range(a + 1, n)
+        if planted[a] != planted[b] and ((a in clique and b in clique) or rng.random() < config.edge_prob)
+    ]
+    flips = rng.getrandbits(len(edges)) if edges else 0
+    named = [[names[b], names[a]] if flips >> i & 1 else [names[a], names[b]] for i, (a, b) in enumerate(edges)]
     rng.shuffle(named)
     gold = {names[v]: planted[v] + 1 for v in range(n)}
-    return [list(e) for e in named], ", ".join(f"{v}={gold[v]}" for v in sorted(names))
+    return named, ", ".join(f"{v}={gold[v]}" for v in sorted(names))
+
+
+def test_tight_colouring_needs_every_colour_by_search() -> None:
+    # The planted clique makes k - 1 colours too few; the exhaustive search agrees.
+    for level in range(6):
+        config = graph_coloring.FAMILY.config_for_level(level)
+        for index in range(40):
+            problem = graph_coloring.generate(config, random.Random(index))
+            nodes, k = problem.extra["nodes"], problem.extra["num_colors"]
+            at = {v: i for i, v in enumerate(nodes)}
+            edges = [(at[a], at[b]) for a, b in problem.extra["edges"]]
+            assert not graph_coloring.colorable(len(nodes), edges, k - 1)
+            assert graph_coloring.colorable(len(nodes), edges, k)
 
 
 @pytest.mark.parametrize("level", range(6))

@@ -1,10 +1,11 @@
 """Find a proper k-colouring of a graph.
 
 Tests constraint satisfaction with backtracking: a colouring is planted so one always
-exists, and with ``tight`` the graph is checked (by exhaustive search) to need all k
-colours, so there is no slack. Any valid colouring is accepted; the scorer verifies it
-against the stored edges and requires every node coloured exactly once. Harder levels
-add nodes, colours and edges.
+exists, and with ``tight`` the graph needs all k colours, so there is no slack: one node of
+each planted colour (the first of its colour) is joined to the other k - 1, a k-clique,
+which no k - 1 colours can colour (most such graphs at these densities hold one anyway).
+Any valid colouring is accepted; the scorer verifies it against the stored edges and
+requires every node coloured exactly once. Harder levels add nodes, colours and edges.
 """
 
 from __future__ import annotations
@@ -20,8 +21,6 @@ from generators.answers import ANSWER_ERRORS
 from generators.base import Family, Knobs, Problem
 
 NAME = "graph_coloring"
-
-_MAX_TRIES = 100
 
 
 @dataclass(frozen=True)
@@ -115,55 +114,46 @@ def is_proper(colouring: Mapping[str, int], nodes: list[str], edges: list[tuple[
 
 def generate(config: Config, rng: random.Random) -> Problem:
     n, k = config.num_nodes, config.num_colors
-    # The draws of ``rng.randrange(k)`` inline; the neighbour masks and degrees the
-    # tightness test needs are built with the edges instead of from them afterwards.
+    # The draws of ``rng.randrange(k)`` inline.
     getrandbits, uniform, bits = rng.getrandbits, rng.random, k.bit_length()
     edge_prob = config.edge_prob
-    for _ in range(_MAX_TRIES):
-        planted = list(range(k))
-        for _ in range(n - k):
+    planted = list(range(k))
+    for _ in range(n - k):
+        r = getrandbits(bits)
+        while r >= k:
             r = getrandbits(bits)
-            while r >= k:
-                r = getrandbits(bits)
-            planted.append(r)
-        rng.shuffle(planted)
-        edges = []
-        adjacent = [0] * n
-        degree = [0] * n
-        for a in range(n):
-            colour = planted[a]
-            for b in range(a + 1, n):
-                if colour != planted[b] and uniform() < edge_prob:
-                    edges.append((a, b))
-                    adjacent[a] |= 1 << b
-                    adjacent[b] |= 1 << a
-                    degree[a] += 1
-                    degree[b] += 1
-        if not config.tight:
-            break
-        fewer_suffice = _colorable(n, adjacent, degree, k - 1) if k > 1 else n == 0  # colorable's k <= 0 case
-        if not fewer_suffice:
-            break
-    else:
-        raise ValueError(f"{NAME}: no tight instance in {_MAX_TRIES} draws; raise edge_prob")
+        planted.append(r)
+    rng.shuffle(planted)
+    # With ``tight``, the first node of each colour is in the clique: joined without a draw.
+    clique = 0
+    if config.tight:
+        for c in range(k):
+            clique |= 1 << planted.index(c)
     names = rng.sample(string.ascii_uppercase, n)
-    named = [(names[a], names[b]) if uniform() < 0.5 else (names[b], names[a]) for a, b in edges]
+    named = []
+    for a in range(n):
+        colour, name = planted[a], names[a]
+        in_clique = clique >> a & 1
+        for b in range(a + 1, n):
+            if colour != planted[b] and ((in_clique and clique >> b & 1) or uniform() < edge_prob):
+                named.append([name, names[b]])
+    flips = getrandbits(len(named)) if named else 0  # bit i: edge i written the other way round
+    for edge in named:
+        if flips & 1:
+            edge.reverse()
+        flips >>= 1
     rng.shuffle(named)
     nodes = sorted(names)
     gold = {names[v]: planted[v] + 1 for v in range(n)}
     question = (
         f"A graph has nodes {', '.join(nodes)} and these edges:\n"
-        + "\n".join([f"{a} - {b}" for a, b in named])
+        + "\n".join(map(" - ".join, named))
         + f"\nColour every node with one of the colours 1 to {k} so that the two ends of each "
         "edge get different colours. Answer with every node exactly once as a comma-separated "
         "list of node=colour pairs, e.g. A=1, B=2."
     )
     answer = ", ".join([f"{v}={gold[v]}" for v in nodes])
-    return Problem(
-        question=question,
-        answer=answer,
-        extra={"nodes": nodes, "edges": [list(e) for e in named], "num_colors": k},
-    )
+    return Problem(question=question, answer=answer, extra={"nodes": nodes, "edges": named, "num_colors": k})
 
 
 def _instance(item: Mapping[str, Any]) -> Mapping[str, Any]:
