@@ -28,7 +28,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
-GENERATOR_VERSION = "1.0.0"
+GENERATOR_VERSION = "1.1.0"
+"""Goes up when any family's items for a given seed change (1.1.0: n_queens and graph_coloring),
+so a manifest tells which items a seed meant."""
 
 AnswerKind = Literal["int", "number", "text", "exact", "list", "set"]
 """How the default scorer compares an extracted answer with the gold one.
