@@ -211,12 +211,16 @@ class Vocabulary:
         return total
 
     def group_of(self, key: Any, default: str = "") -> str:
-        """The group a row's key picks: the key itself, or the key without a uniqueness number."""
+        """The group a row's key picks: the key itself, or the key without a uniqueness number, or an
+        enum value's lookup row named as people write it ("Guinea pig" for ``guinea_pig``)."""
         text = str(key) if key is not None else ""
         if text in self.groups:
             return text
         base = re.sub(r" \d+$", "", text)
-        return base if base in self.groups else ""
+        if base in self.groups:
+            return base
+        value = base.lower().replace(" ", "_")
+        return value if value in self.groups else ""
 
     # -- recognising ------------------------------------------------------------------------
 

@@ -130,6 +130,9 @@ def _lookup(entity: str, field: str) -> Extension:
             "ref": name,
             "weights": list(f.get("weights") or [1.0] * len(values)),
         }
+        for other in e["fields"]:  # a vocabulary grouped by the enum is now grouped by its row's name
+            if other.get("vocab_by") == field:
+                other["vocab_by"] = f"{field}_id"
         return [name]
 
     return 1, f"promoted {entity}.{field} to a lookup table", apply

@@ -258,6 +258,10 @@ def _clean(data: Data) -> None:
         ops.append(op)
     data["operations"] = ops
     for e in data["entities"]:
+        groups = {f["name"] for f in e["fields"] if f["type"] in ("enum", "ref")}
+        for f in e["fields"]:  # a vocabulary grouped by a field no longer there draws its default group
+            if f.get("vocab_by") is not None and f["vocab_by"] not in groups:
+                f.pop("vocab_by")
         if e.get("rules"):
             e["rules"] = [r for r in e["rules"] if _resolves(data, e, r)]
         if e.get("settles"):
