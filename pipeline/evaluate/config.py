@@ -41,9 +41,11 @@ class EvalConfig:
     """The same for procedural bundles."""
     temperature: float = 0.0
     max_tokens: int | None = 2048
-    max_steps: int = 30
+    max_steps: int = 64
     """Environment steps (tool calls, malformed ones included, plus the answer) before the episode is cut
-    and scored as failed."""
+    and scored as failed. A careful agent playing level-5 sweeps blind made 18 to 40 tool calls where
+    the reference makes 10 to 19 (it reads every record before judging any), so a budget of 30 cut
+    correct play short."""
     tool_call_format: Literal["openai"] = "openai"
     """OpenAI-style ``tools`` / ``tool_calls`` (what litellm translates for every provider)."""
     answer_tool: str = ANSWER_TOOL

@@ -194,9 +194,9 @@ def opening(env: Any, instruction: str) -> str:
 class BundleEnvConfig(vf.EnvConfig):
     agent: vf.AgentConfig = vf.AgentConfig(harness=ChatHarnessConfig(), runtime=SubprocessConfig())
     """The in-process harness on a local runtime (the bundle runs host-side; nothing needs a sandbox)."""
-    max_turns: int = Field(32, ge=1)
+    max_turns: int = Field(64, ge=1)
     """Replies at most (each spends one step of the episode's ``StepLimit``); an episode without an
-    answer by then scores 0.0."""
+    answer by then scores 0.0. Room for a careful agent on a level-5 sweep (18 to 40 tool calls seen)."""
 
 
 class BundleEnv(vf.Env[BundleEnvConfig]):
@@ -231,7 +231,7 @@ def _local_agent() -> vf.AgentConfig:
     return vf.AgentConfig(harness=ChatHarnessConfig(), runtime=SubprocessConfig())
 
 
-def env_config(bundle: str | Path, max_turns: int = 32) -> BundleEnvConfig:
+def env_config(bundle: str | Path, max_turns: int = 64) -> BundleEnvConfig:
     """The run config: this taskset over ``bundle``, the in-process harness, a local runtime."""
     agent = _local_agent()
     taskset = BundleTasksetConfig(id=PLUGIN_ID, bundle=str(bundle))
@@ -239,7 +239,7 @@ def env_config(bundle: str | Path, max_turns: int = 32) -> BundleEnvConfig:
 
 
 def load_environment(
-    bundle: str | Path | None = None, max_turns: int = 32, registry: str | None = None, **_: Any
+    bundle: str | Path | None = None, max_turns: int = 64, registry: str | None = None, **_: Any
 ) -> BundleEnv:
     """A ``vf.Env`` over ``bundle``: a directory or a registry ref (``name``, ``name@1.2.0``, …) pulled
     from ``registry`` (``artifacts/`` by default); ``$SYNTHENV_BUNDLE`` when none is given
