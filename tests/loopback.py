@@ -23,6 +23,15 @@ def serve(app: Any, timeout: float = 30.0) -> Iterator[str]:
 
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error", lifespan="on"))
+    with running(server, timeout) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def running(server: Any, timeout: float = 30.0) -> Iterator[str]:
+    """Run a built ``uvicorn.Server`` (on 127.0.0.1 and a free port) in a thread: ``http://127.0.0.1:PORT``
+    while it runs; shut down on exit."""
+    port = server.config.port
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + timeout

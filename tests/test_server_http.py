@@ -240,7 +240,7 @@ def test_serve_command_is_registered() -> None:
 
     result = CliRunner().invoke(cli, ["serve", "--help"])
     assert result.exit_code == 0
-    for option in ("--host", "--port", "--max-sessions", "--session-ttl", "--trainer-token"):
+    for option in ("--host", "--port", "--max-sessions", "--session-ttl", "--trainer-token", "--forwarded-allow-ips"):
         assert option in result.output
 
 

@@ -8,6 +8,7 @@ import typer
 
 from pipeline.cli.common import err, fail, open_bundle, require_port
 from pipeline.server.limits import DEFAULT_MAX_ROWS, DEFAULT_MAX_WRITES
+from pipeline.server.proxies import FORWARDED_ALLOW_IPS_ENV, UVICORN_DEFAULT, trusted_proxies
 
 
 def serve(
@@ -59,6 +60,14 @@ def serve(
     workers: int = typer.Option(
         1, "--workers", min=1, help="server processes on the port; each session stays in the one that made it"
     ),
+    forwarded_allow_ips: str | None = typer.Option(
+        None,
+        "--forwarded-allow-ips",
+        envvar=FORWARDED_ALLOW_IPS_ENV,
+        help="reverse proxies whose X-Forwarded-For names the client (the address --max-sessions-per-client "
+        "counts): comma-separated IP addresses and networks (10.0.0.0/8), '*' for any peer, '' for none; "
+        f"default ${FORWARDED_ALLOW_IPS_ENV}, else uvicorn's {UVICORN_DEFAULT}",
+    ),
 ) -> None:
     """Serve BUNDLE: one POST /tools/NAME per tool, /sessions/ID/step, /health, /openapi.json, MCP at /mcp,
     and the trainer's /trainer/sessions routes (behind the trainer token)."""
@@ -73,6 +82,10 @@ def serve(
     if protocol == "synthenv" and max_sessions_per_client is not None:
         # Every synthenv session is the trainer's (token needed): there is no client's share to cap.
         fail("--max-sessions-per-client takes --protocol openenv only; synthenv's sessions are the trainer's", "usage")
+    try:
+        trusted = None if forwarded_allow_ips is None else trusted_proxies(forwarded_allow_ips)
+    except ValueError as exc:
+        fail(f"--forwarded-allow-ips (or ${FORWARDED_ALLOW_IPS_ENV}): {exc}", "usage")
     open_bundle(bundle, kinds=("tool_use",), command="serve")
     require_port(host, port)
     if protocol == "openenv":
@@ -93,6 +106,7 @@ def serve(
             max_writes=max_writes,
             max_rows=max_rows,
             max_sessions_per_client=max_sessions_per_client,
+            forwarded_allow_ips=trusted,
         )
         return
 
@@ -124,6 +138,7 @@ def serve(
             workers,
             timeout,
             log_level,
+            forwarded_allow_ips=trusted,
             max_sessions=max_sessions,
             session_ttl=session_ttl,
             max_body_bytes=max_body,
@@ -161,7 +176,7 @@ def serve(
         + "; trainer routes at /trainer/sessions",
         markup=False,
     )
-    make_server(app, host, port, header_timeout=timeout, log_level=log_level).run()
+    make_server(app, host, port, header_timeout=timeout, log_level=log_level, forwarded_allow_ips=trusted).run()
 
 
 def register(app: typer.Typer) -> None:

@@ -26,6 +26,7 @@ def serve_openenv(
     max_writes: int | None = None,
     max_rows: int | None = None,
     max_sessions_per_client: int | None = None,
+    forwarded_allow_ips: list[str] | None = None,
 ) -> None:
     """Run OpenEnv's FastAPI app (HTTP, WebSocket /ws, MCP /mcp) for BUNDLE under uvicorn, with the
     same per-request header deadline and connection cap as synthenv's own server.
@@ -33,6 +34,9 @@ def serve_openenv(
     Starting an episode is the trainer's: ``reset`` needs the trainer token. Without one given
     (``--trainer-token`` or ``SYNTHENV_TRAINER_TOKEN``) a fresh one is generated and printed, so an
     agent that reaches the port can never reset or pick its own task.
+
+    ``forwarded_allow_ips``: the proxies whose ``X-Forwarded-For`` names the client, the address each
+    client's share of sessions is counted by (None: uvicorn's default, see :mod:`pipeline.server.proxies`).
     """
     from pipeline.bundle.format import BundleError
 
@@ -77,4 +81,6 @@ def serve_openenv(
     )
     if generated:
         err.print(f"trainer token (reset(..., trainer_token=...)): {token}", markup=False)
-    make_server(app, host, port, header_timeout=header_timeout, log_level=log_level).run()
+    make_server(
+        app, host, port, header_timeout=header_timeout, log_level=log_level, forwarded_allow_ips=forwarded_allow_ips
+    ).run()

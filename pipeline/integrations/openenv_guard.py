@@ -13,8 +13,11 @@ goodbye could hold every slot: :class:`SessionsPerClient` lets one client addres
 ``max_sessions_per_client`` live WebSockets (``/ws`` and ``/mcp`` alike) and refuses the next one
 before the upgrade, as the server's other capacity refusals: HTTP 503 with ``Retry-After`` and a
 ``{"code": "unavailable", "message"}`` body naming the flag. The slot frees when the client closes
-one of its sockets. Behind a reverse proxy every client has the proxy's address unless the proxy
-sets ``X-Forwarded-For`` and uvicorn trusts it (``--forwarded-allow-ips``, loopback by default).
+one of its sockets. The address is the request's client as uvicorn hands it on: behind a reverse
+proxy every client has the proxy's address unless the proxy sets ``X-Forwarded-For`` and its address
+is trusted (``synthenv serve --forwarded-allow-ips``; by default ``$FORWARDED_ALLOW_IPS``, else
+uvicorn's ``127.0.0.1,::1``, a proxy on the same machine), and then each client counts apart (the
+last address in the header that is not a trusted proxy). A header from an untrusted peer is ignored.
 """
 
 from __future__ import annotations

@@ -10,17 +10,21 @@ from the connection (or the previous response) to the end of its headers, then a
 
 The HTTP parser is httptools (C) when installed (``synthenv[serve]`` brings it with uvloop),
 h11 otherwise; both get the same header deadline. :func:`serve_workers` runs several
-worker processes on one listening socket (see :mod:`pipeline.server.workers`).
+worker processes on one listening socket (see :mod:`pipeline.server.workers`). A request's
+client address is the connection's, or the ``X-Forwarded-For`` one when the connection comes
+from a trusted proxy (``forwarded_allow_ips``, :mod:`pipeline.server.proxies`).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from pipeline.server.proxies import trusted_proxies
 
 try:
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
@@ -144,10 +148,14 @@ def make_server(
     max_connections: int = DEFAULT_MAX_CONNECTIONS,
     log_level: str = "warning",
     parser: str = "auto",
+    forwarded_allow_ips: str | Sequence[str] | None = None,
 ) -> uvicorn.Server:
     """A uvicorn server for ``app`` whose clients must send headers within ``header_timeout`` seconds.
 
-    ``parser``: ``httptools``, ``h11``, or ``auto`` (httptools when installed).
+    ``parser``: ``httptools``, ``h11``, or ``auto`` (httptools when installed). ``forwarded_allow_ips``:
+    the peers whose ``X-Forwarded-For`` names the client (:func:`pipeline.server.proxies.trusted_proxies`;
+    ValueError for an entry that is not an address or network); None is uvicorn's default,
+    ``$FORWARDED_ALLOW_IPS`` or else ``127.0.0.1,::1``.
     """
     if header_timeout <= 0:
         raise ValueError(f"header_timeout must be positive, got {header_timeout}")
@@ -155,6 +163,7 @@ def make_server(
         raise ValueError(f"parser must be auto, httptools or h11, got {parser!r}")
     if parser == "httptools" and HttpToolsProtocol is None:
         raise ValueError("parser httptools needs the httptools package: pip install 'synthenv[serve]'")
+    trusted = None if forwarded_allow_ips is None else trusted_proxies(forwarded_allow_ips)
     base = HeaderTimeoutProtocol if parser == "h11" or HttpToolsProtocol is None else HttpToolsHeaderTimeoutProtocol
     protocol = type(base.__name__, (base,), {"header_timeout": float(header_timeout)})
     _answer_capacity_with_retry_after()
@@ -168,22 +177,36 @@ def make_server(
         log_level=log_level,
         access_log=False,
         lifespan="on",
+        proxy_headers=True,
+        forwarded_allow_ips=trusted,
     )
     return uvicorn.Server(config)
 
 
 def serve_workers_cli(
-    bundle: Any, listen: str, port: int, workers: int, header_timeout: float, log_level: str, **options: Any
+    bundle: Any,
+    listen: str,
+    port: int,
+    workers: int,
+    header_timeout: float,
+    log_level: str,
+    forwarded_allow_ips: str | Sequence[str] | None = None,
+    **options: Any,
 ) -> None:
     """``synthenv serve --workers N``: N processes, each its own app over the bundle (``options`` for
-    :func:`pipeline.server.http.create_app`), on one port; see :mod:`pipeline.server.workers`."""
+    :func:`pipeline.server.http.create_app`), on one port; see :mod:`pipeline.server.workers`.
+    ``forwarded_allow_ips`` as for :func:`make_server`, in every worker."""
     from pipeline.server.http import create_app
     from pipeline.server.workers import serve_workers
+
+    trusted = None if forwarded_allow_ips is None else trusted_proxies(forwarded_allow_ips)  # before the fork
 
     def build(index: int, paths: list[str]) -> Any:
         return create_app(bundle, worker=index, worker_sockets=paths, **options)
 
     def run(app: Any, sockets: list[Any]) -> None:
-        make_server(app, listen, port, header_timeout=header_timeout, log_level=log_level).run(sockets=sockets)
+        make_server(
+            app, listen, port, header_timeout=header_timeout, log_level=log_level, forwarded_allow_ips=trusted
+        ).run(sockets=sockets)
 
     serve_workers(build, listen, port, workers, run)

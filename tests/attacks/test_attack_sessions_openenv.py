@@ -8,6 +8,10 @@ has a trainer token, and with one those calls need it (403 otherwise).
 One client address could also open WebSockets up to the server-wide cap and lock every other
 client out; now it holds at most ``--max-sessions-per-client`` of them, and the next is a 503
 with ``Retry-After`` before the upgrade (no hang), while another address is still served.
+
+Behind a reverse proxy every client had the proxy's address, so one client's share was every
+client's; ``--forwarded-allow-ips`` names the proxies whose ``X-Forwarded-For`` is the client's
+address (loopback by default), and a header from any other peer is ignored.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ import pytest
 pytest.importorskip("openenv.core", reason="needs the openenv extra: pip install 'synthenv[openenv]'")
 
 import websockets
-from loopback import serve
+from loopback import free_port, running, serve
 from openenv.core import GenericEnvClient
 from typer.testing import CliRunner
 
@@ -121,11 +125,15 @@ class _ErrorLines(logging.Handler):
         self.lines.append(record.getMessage())
 
 
-async def _open(url: str, local: str | None = None) -> Any:
-    """A real WebSocket to ``/ws`` from ``local`` (a source address), or the refusal it raised."""
+async def _open(url: str, local: str | None = None, forwarded_for: str | None = None) -> Any:
+    """A real WebSocket to ``/ws`` from ``local`` (a source address), with ``X-Forwarded-For: forwarded_for``
+    as a proxy sends it, or the refusal it raised."""
     ws_url = url.replace("http://", "ws://") + "/ws"
+    options: dict[str, Any] = {"local_addr": (local, 0)} if local else {}
+    if forwarded_for is not None:
+        options["additional_headers"] = {"X-Forwarded-For": forwarded_for}
     try:
-        return await websockets.connect(ws_url, open_timeout=10, **({"local_addr": (local, 0)} if local else {}))
+        return await websockets.connect(ws_url, open_timeout=10, **options)
     except websockets.InvalidStatus as exc:
         return exc
 
@@ -242,3 +250,115 @@ async def test_a_full_server_answers_503_before_the_upgrade(store_bundle: Path) 
         assert not isinstance(again, Exception) and (await _reset(again))["type"] == "observation"
         await again.close()
         await held[1].close()
+
+
+CLIENT_A, CLIENT_B = "203.0.113.7", "203.0.113.8"  # two clients behind one proxy (TEST-NET-3 addresses)
+
+
+def _built_by_the_cli(monkeypatch: pytest.MonkeyPatch, bundle: Path, *flags: str) -> Any:
+    """The uvicorn server ``synthenv serve BUNDLE --protocol openenv FLAGS`` builds (make_server's, on a free
+    loopback port), not yet running; no ``$FORWARDED_ALLOW_IPS`` unless the test sets one."""
+    import pipeline.server.runner as runner
+
+    built: list[Any] = []
+    make_server = runner.make_server
+
+    class Idle:
+        def run(self) -> None:
+            pass
+
+    monkeypatch.setattr(runner, "make_server", lambda *a, **k: built.append(make_server(*a, **k)) or Idle())
+    args = ["serve", str(bundle), "--port", str(free_port()), "--protocol", "openenv", "--trainer-token", TOKEN]
+    result = CliRunner().invoke(cli, [*args, *flags])
+    assert result.exit_code == 0, result.output
+    return built[0]
+
+
+def _refused_for_its_share(ws: Any) -> bool:
+    if not isinstance(ws, websockets.InvalidStatus):
+        return False
+    body = json.loads(ws.response.body)
+    return (
+        ws.response.status_code == 503
+        and ws.response.headers["Retry-After"] == "1"
+        and "--max-sessions-per-client" in body["message"]
+    )
+
+
+async def test_a_trusted_proxys_clients_are_counted_apart(store_bundle: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One session per client, every socket from a proxy on loopback (trusted by default): two clients the
+    proxy names apart are both served, the second socket of one of them is a 503 with Retry-After, also
+    with a forged address put in front of the proxy's (the proxy appends the one it saw), and the proxy's
+    own address, without the header, has a share of its own."""
+    monkeypatch.delenv("FORWARDED_ALLOW_IPS", raising=False)
+    server = _built_by_the_cli(monkeypatch, store_bundle, "--max-sessions-per-client", "1")
+    with running(server) as url:
+        first, second = await _open(url, forwarded_for=CLIENT_A), await _open(url, forwarded_for=CLIENT_B)
+        assert not isinstance(first, Exception) and not isinstance(second, Exception)
+        assert [(await _reset(ws, i))["type"] for i, ws in enumerate([first, second])] == ["observation"] * 2
+        assert _refused_for_its_share(await _open(url, forwarded_for=CLIENT_A))
+        assert _refused_for_its_share(await _open(url, forwarded_for=f"198.51.100.1, {CLIENT_A}"))
+        direct = await _open(url)
+        assert not isinstance(direct, Exception)
+        for ws in (first, second, direct):
+            await ws.close()
+
+
+@pytest.mark.parametrize("source", ["flag", "environment"])
+async def test_an_untrusted_peers_forwarded_for_is_ignored(
+    store_bundle: Path, monkeypatch: pytest.MonkeyPatch, source: str
+) -> None:
+    """With --forwarded-allow-ips (or $FORWARDED_ALLOW_IPS) naming another proxy (10.9.9.9), a loopback peer's
+    X-Forwarded-For is not believed: two sockets claiming two clients are one client, the second refused."""
+    monkeypatch.delenv("FORWARDED_ALLOW_IPS", raising=False)
+    flags = ["--max-sessions-per-client", "1"]
+    if source == "flag":
+        flags += ["--forwarded-allow-ips", "10.9.9.9"]
+    else:
+        monkeypatch.setenv("FORWARDED_ALLOW_IPS", "10.9.9.9")
+    server = _built_by_the_cli(monkeypatch, store_bundle, *flags)
+    with running(server) as url:
+        first = await _open(url, forwarded_for=CLIENT_A)
+        assert not isinstance(first, Exception) and (await _reset(first))["type"] == "observation"
+        assert _refused_for_its_share(await _open(url, forwarded_for=CLIENT_B))
+        await first.close()
+
+
+@pytest.mark.parametrize("value", ["localhost", "10.0.0.1/8", "*,10.0.0.1", "10.0.0.300"])
+def test_a_bad_forwarded_allow_ips_is_a_usage_error(
+    store_bundle: Path, monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    """An entry that is no IP address or network (uvicorn would keep it as a name no peer ever has, trusting
+    nobody without a word) exits 2 with one line naming it, from the flag or $FORWARDED_ALLOW_IPS, before
+    any server is built; a good value reaches every server serve starts (one process, --workers, openenv)."""
+    import pipeline.server.runner as runner
+    import pipeline.server.workers as workers
+
+    built: list[dict[str, Any]] = []
+
+    class Idle:
+        def run(self, sockets: Any = None) -> None:
+            pass
+
+    monkeypatch.setattr(runner, "make_server", lambda *a, **k: built.append(k) or Idle())
+    monkeypatch.setattr(workers, "serve_workers", lambda build, host, port, n, run: run(None, []))
+    monkeypatch.delenv("FORWARDED_ALLOW_IPS", raising=False)
+    invoke = CliRunner().invoke
+    args = ["serve", str(store_bundle), "--port", "0", "--trainer-token", TOKEN]
+    for protocol in (["--protocol", "synthenv"], ["--protocol", "openenv"], ["--workers", "2"]):
+        flagged = invoke(cli, [*args, *protocol, "--forwarded-allow-ips", value])
+        monkeypatch.setenv("FORWARDED_ALLOW_IPS", value)
+        from_env = invoke(cli, [*args, *protocol])
+        monkeypatch.delenv("FORWARDED_ALLOW_IPS")
+        for result in (flagged, from_env):
+            assert result.exit_code == EXIT_CODES["usage"], result.output
+            lines = result.stderr.splitlines()
+            assert len(lines) == 1 and lines[0].startswith("error: --forwarded-allow-ips (or $FORWARDED_ALLOW_IPS)")
+            assert repr(value.split(",")[0] if value.startswith("*") else value) in lines[0], lines[0]
+    assert built == []
+    for protocol in (["--protocol", "synthenv"], ["--protocol", "openenv"], ["--workers", "2"]):
+        served = invoke(cli, [*args, *protocol, "--forwarded-allow-ips", "10.0.0.0/8, ::1"])
+        assert served.exit_code == 0, served.output
+        default = invoke(cli, [*args, *protocol])
+        assert default.exit_code == 0, default.output
+    assert [k["forwarded_allow_ips"] for k in built] == [["10.0.0.0/8", "::1"], None] * 3
