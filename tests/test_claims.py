@@ -58,7 +58,10 @@ def test_a_claim_holds_exactly_where_the_waiver_covers_every_record_done(env: En
             ]
             assert task.knobs["claim"] == ("false" if short else "true"), task.id
             if waiver.value is not None:  # the standing claimed is the one the waiver names
+                assert task.knobs["claim_form"] == "standing", task.id
                 assert f" is {waiver.value.replace('_', ' ')}" in task.instruction, task.id
+            else:
+                assert task.knobs["claim_form"] == "recent", task.id
     finally:
         conn.close()
 

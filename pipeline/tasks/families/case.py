@@ -23,7 +23,8 @@ through for), ``policy_rules`` (rules relied on), ``candidates`` (people sharing
 person's records), ``computed`` (a value no single tool returns: always 1), ``extra_wish``,
 ``second`` (the second request's operation and record, or null), ``waived`` (the records that go
 through in full under the policy's waiver of the fee), ``claim`` ("true" or "false" where the
-person claims the waiver covers them all: the agent checks it; null where they do not).
+person claims the waiver covers them all: the agent checks it; null where they do not), ``claim_form``
+("standing": their standing on their own record, or "recent": the records' dates).
 """
 
 from __future__ import annotations
@@ -190,6 +191,7 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
         "gross_answer": json.dumps({**expected, "total": float(round(gross, 2))}),
         **waiver_knobs(tally, expected),
         "claim": said.get("claim"),
+        "claim_form": said.get("claim_form"),
         **({"believed_answer": said["believed_answer"]} if "believed_answer" in said else {}),
     }
     check = AnswerCheck(kind="report", expected=expected)
@@ -222,8 +224,8 @@ def _claim(
     answer = {"total": float(round(believed.total, 2)), "refused": believed.refused + expected["refused"][ours:]}
     if answer == expected:
         # True: it matters only where the waiver changes the total (never believing gives less).
-        return {"text": said.text, "claim": "true"} if tally.waived else {}
-    return {"text": said.text, "claim": "false", "believed_answer": json.dumps(answer)}
+        return {"text": said.text, "claim": "true", "claim_form": said.form} if tally.waived else {}
+    return {"text": said.text, "claim": "false", "claim_form": said.form, "believed_answer": json.dumps(answer)}
 
 
 @dataclass(frozen=True)
