@@ -272,6 +272,11 @@ def tracked_image(initial: bytes, executor: Executor) -> bytes:
         conn.close()
 
 
+def _close_each(conns: list[sqlite3.Connection]) -> None:
+    for conn in conns:
+        conn.close()
+
+
 class Session:
     """One agent's view of the state, with the tools and verifier bound to it (see the module docstring)."""
 
@@ -280,9 +285,18 @@ class Session:
         self.executor = executor
         self.shared = shared
         self._prepared = _prepared(initial, executor)
+        # The connection a session holds is closed when the session goes, even unclosed: a trainer's
+        # environment factory (TRL's) makes instances and never closes them.
+        self._held: list[sqlite3.Connection] = []
+        self._finalizer = weakref.finalize(self, _close_each, self._held)
         self.conn = self._open()
 
     def _open(self) -> sqlite3.Connection:
+        conn = self._connect()
+        self._held[:] = [conn]
+        return conn
+
+    def _connect(self) -> sqlite3.Connection:
         if not self.shared:
             return self._prepared.private()
         conn = self._prepared.connect()
@@ -354,4 +368,4 @@ class Session:
             return error_verdict(exc)
 
     def close(self) -> None:
-        self.conn.close()
+        self._finalizer()  # closes the connection, once
