@@ -327,8 +327,6 @@ def _profile(parent: str, moved: list[str]) -> Extension:
         if len(fields) < 2:
             return []
         p["fields"] = [f for f in p["fields"] if f["name"] not in moved]
-        # A vocabulary grouped by a field left behind draws from its default group.
-        fields = [{k: v for k, v in f.items() if k != "vocab_by" or v in moved} for f in fields]
         entity = {
             "name": name,
             "description": f"Further details of a {parent.replace('_', ' ')}, one row per {parent.replace('_', ' ')}.",
