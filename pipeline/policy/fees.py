@@ -56,6 +56,23 @@ def money_column(table: Table) -> Column | None:
     return next((c for c in table.columns if c.semantic == "money" and not c.nullable), None)
 
 
+UNITS = ("kg", "g", "lb", "ml", "l", "km", "m", "mi", "hours", "minutes", "m3", "kwh")
+"""Last words of a decimal column's name that make it a measure records add up in (a weight in kg)."""
+
+
+def measure_column(table: Table) -> Column | None:
+    """A table's own summable measure, for a world that keeps no money on it: a count of things
+    (``quantity``: parcels, units planned) or a decimal in a unit (a weight in kg, a volume in ml);
+    never a rate, a factor, a year or a rank, whose sum means nothing."""
+    for column in table.columns:
+        if column.nullable or column.references:
+            continue
+        unit = (column.field or column.name).lower().rsplit("_", 1)[-1]
+        if column.semantic == "quantity" or (column.semantic == "decimal" and unit in UNITS):
+            return column
+    return None
+
+
 def amount_source(schema: Schema, table: Table) -> Source | None:
     """What a person means by what their records "come to": what was paid on them (a payments table
     whose rows reference the record) where the world keeps that, else the record's own amount, else

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from pipeline.policy.fees import UNITS
 from pipeline.world.schema import Column, Table
 
 NUMERIC = frozenset({"money", "quantity", "integer", "rating", "percent", "decimal"})
@@ -23,6 +24,13 @@ def words(name: str) -> str:
 def field_words(column: Column) -> str:
     """A column as its blueprint field reads, whatever the table's naming style: ``loyaltyTier`` -> "loyalty tier"."""
     return words(column.field or column.name)
+
+
+def measure_words(column: Column) -> str:
+    """A measure with its unit set apart, as people write it: ``weight_kg`` -> "weight (kg)",
+    ``quantity_planned`` -> "quantity planned"."""
+    *stem, unit = field_words(column).split(" ")
+    return f"{' '.join(stem)} ({unit})" if stem and unit in UNITS else field_words(column)
 
 
 def plural_words(table: Table) -> str:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from pipeline.policy.fees import Source, amount_source, refund
+from pipeline.policy.fees import Source, amount_source, measure_column, refund
 from pipeline.policy.model import Rule, waives
 from pipeline.runtime.task import ToolCall
 from pipeline.tasks.context import Context
@@ -29,13 +29,18 @@ MAX_ITEMS = 20
 """At most this many amounts per record that went through (one page of a listing)."""
 
 
-def amounts(ctx: Context, table: Table) -> Source | None:
+def amounts(ctx: Context, table: Table, measure: bool = False) -> Source | None:
     """Where the person's "what it comes to" is read (:func:`pipeline.policy.fees.amount_source`), if
-    the tools can read it one record at a time (once per table: the search asks for every candidate)."""
-    key = ("case_amounts", table.name)
+    the tools can read it one record at a time (once per table: the search asks for every candidate).
+    With ``measure``, a table with no money on it adds up its own measure instead
+    (:func:`pipeline.policy.fees.measure_column`: the weight of the shipments that went through), as
+    staff tally a batch of work; a person asks what their records come to in money alone."""
+    key = ("case_amounts", table.name, measure)
     if key not in ctx.memo:
         source = amount_source(ctx.schema, table)
         readable = source is not None and (source.via is None or source.via.name in ctx.filterable(source.table))
+        if not readable and measure and (column := measure_column(table)) is not None:
+            source, readable = Source(column, table), True
         ctx.memo[key] = source if readable else None
     found: Source | None = ctx.memo[key]
     return found

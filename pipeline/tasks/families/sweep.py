@@ -24,7 +24,9 @@ Knobs: ``records`` (records the request covers), ``candidates`` (records matchin
 ``refused`` (those a staff rule forbids), ``filters``, ``policy_rules`` (rules relied on),
 ``computed`` (always 1), ``excepted`` (ids of the records the exception spares, [] without one),
 ``capped`` (ids the policy's cap on one request's refunds holds back, in the order taken),
-``after_cap`` (whether a record still goes through after one the cap held back) and ``waived`` (ids
+``after_cap`` (whether a record still goes through after one the cap held back), ``measure`` (the
+column added up where the world keeps no money on the records: a parcel's weight, a work order's
+quantity; null for money) and ``waived`` (ids
 that go through in full under the policy's waiver of the fee: preferred some and not all, so one
 rate kept on every record, or none, gives another total).
 
@@ -53,7 +55,7 @@ from pipeline.tasks.families.request import _decide, base_rules, latest
 from pipeline.tasks.filters import Filter, merge
 from pipeline.tasks.model import MAX_REFERENCE_CALLS, Candidate, Skip
 from pipeline.tasks.phrasing import sentence
-from pipeline.tasks.words import field_words, plural_words
+from pipeline.tasks.words import field_words, measure_words, plural_words
 from pipeline.tools.specs import TransitionTool
 from pipeline.world.schema import Column, Table
 
@@ -104,7 +106,7 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
     pairs = [
         (table, op, when)
         for table in ctx.schema.tables
-        if amounts(ctx, table) is not None and (when := recency_column(ctx.schema, table)) is not None
+        if amounts(ctx, table, measure=True) is not None and (when := recency_column(ctx.schema, table)) is not None
         for op in operations(ctx, table)
         if ctx.policy.staff_rules(op.name)
     ]
@@ -214,7 +216,7 @@ def _build(
     matched: list[dict[str, Any]],
     decisions: list[tuple[str, Any]],
 ) -> Candidate:
-    source = amounts(ctx, table)
+    source = amounts(ctx, table, measure=True)
     if source is None:
         raise Skip("table_lacks_amount")
     args = merge(filters)
@@ -236,6 +238,7 @@ def _build(
     if tally.capped and (through < 3 or len(tally.capped) > through):
         raise Skip("cap_holds_back_most")  # a sweep is mostly done, the cap trims it
     conditions = ctx.conditions(rng, filters, relative=False)
+    money = source.column.semantic == "money"  # else a measure the batch adds up (a weight, a count)
     text = [
         ctx.phrases.render(
             rng,
@@ -249,7 +252,7 @@ def _build(
         ),
         *([] if spared is None else [spared.words(ctx, rng, table, COUNTS[len(matched)])]),
         _total_phrase(ctx, rng, source, fee is not None),
-        ctx.phrases.render(rng, "case", "answer", noun=table.noun),
+        ctx.phrases.render(rng, "case", "answer" if money else "answer_measure", noun=table.noun),
     ]
     expected = {"total": float(round(total, 2)), "refused": refused}
     knobs = {
@@ -261,6 +264,7 @@ def _build(
         "policy_rules": len(rules),
         "rule_ids": sorted(rules, key=lambda r: int(r[1:])),
         "computed": 1,
+        "measure": None if money else source.column.name,
         "excepted": [] if spared is None else sorted(spared.records),
         "capped": tally.capped,
         "after_cap": tally.after_cap,
@@ -396,7 +400,7 @@ def _exception(
 def _total_phrase(ctx: Context, rng: random.Random, source: Source, refunds: bool) -> str:
     if refunds:
         return ctx.phrases.render(rng, NAME, "refund")
-    amount = field_words(source.column)
+    amount = field_words(source.column) if source.column.semantic == "money" else measure_words(source.column)
     if source.via is None:
         return ctx.phrases.render(rng, NAME, "total_own", amount=amount)
     return ctx.phrases.render(rng, NAME, "total_items", amount=amount, items=source.table.plural)
