@@ -23,8 +23,9 @@ from pipeline import Environment
 from pipeline.jobs.steps import Inputs, generate
 from pipeline.policy.fees import measure_column
 from pipeline.runtime.task import Task
+from pipeline.tasks.words import field_words
 from pipeline.world.blueprint import domains_dir, load_blueprint_file
-from pipeline.world.schema import Table, build_schema
+from pipeline.world.schema import Column, Table, build_schema
 
 WORLDS = {"logistics": ("logistics_shipping", 0), "manufacturing": ("manufacturing_work_orders", 1)}
 """Worlds whose level 5 was empty before measures (no money on any table an operation moves)."""
@@ -93,3 +94,16 @@ def test_copying_one_measure_or_doing_every_record_scores_zero(env: Environment)
         literal = json.loads(str(task.knobs["literal_answer"]))
         expected = task.verifier.answer.expected if task.verifier.answer else {}
         assert literal["total"] != expected["total"], task.id
+
+
+@pytest.mark.parametrize(
+    ("name", "semantic", "reads"),
+    [
+        ("weight_kg", "decimal", "weight (kg)"),
+        ("resolution_hours", "integer", "resolution (hours)"),
+        ("quantity_planned", "quantity", "quantity planned"),
+        ("unit_m", "text", "unit m"),  # a text field's last word is no unit
+    ],
+)
+def test_a_number_s_unit_reads_apart(name: str, semantic: str, reads: str) -> None:
+    assert field_words(Column(name=name, sql_type="REAL", semantic=semantic)) == reads

@@ -28,6 +28,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from pipeline.policy.model import Rule, days_between, waives, with_article
+from pipeline.world.naming import UNITS
 from pipeline.world.schema import Column, Operation, Schema, Table
 from pipeline.world.sqlnames import quote_ident as _q
 
@@ -54,10 +55,6 @@ def money_column(table: Table) -> Column | None:
     if any("currency" in (c.field or c.name).lower() for c in table.columns):
         return None
     return next((c for c in table.columns if c.semantic == "money" and not c.nullable), None)
-
-
-UNITS = ("kg", "g", "lb", "ml", "l", "km", "m", "mi", "hours", "minutes", "m3", "kwh")
-"""Last words of a decimal column's name that make it a measure records add up in (a weight in kg)."""
 
 
 def measure_column(table: Table) -> Column | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pipeline.policy.fees import UNITS
+from pipeline.world.naming import with_unit
 from pipeline.world.schema import Column, Table
 
 NUMERIC = frozenset({"money", "quantity", "integer", "rating", "percent", "decimal"})
@@ -17,20 +17,19 @@ DESCRIPTIVE = frozenset({"city", "country", "word", "company", "job_title", "col
 """Text columns a user might describe someone by ("the customer from Springfield")."""
 
 
+NUMBERS = frozenset({"decimal", "integer", "quantity", "money"})
+"""Semantics whose trailing unit word (``weight_kg``) reads apart: a text field's last word is no unit."""
+
+
 def words(name: str) -> str:
     return name.replace("_", " ")
 
 
 def field_words(column: Column) -> str:
-    """A column as its blueprint field reads, whatever the table's naming style: ``loyaltyTier`` -> "loyalty tier"."""
-    return words(column.field or column.name)
-
-
-def measure_words(column: Column) -> str:
-    """A measure with its unit set apart, as people write it: ``weight_kg`` -> "weight (kg)",
-    ``quantity_planned`` -> "quantity planned"."""
-    *stem, unit = field_words(column).split(" ")
-    return f"{' '.join(stem)} ({unit})" if stem and unit in UNITS else field_words(column)
+    """A column as its blueprint field reads, whatever the table's naming style: ``loyaltyTier`` -> "loyalty tier";
+    a number's unit set apart, as people write it: ``weight_kg`` -> "weight (kg)"."""
+    text = words(column.field or column.name)
+    return with_unit(text) if column.semantic in NUMBERS else text
 
 
 def plural_words(table: Table) -> str:

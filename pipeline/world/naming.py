@@ -49,6 +49,17 @@ def words(identifier: str) -> list[str]:
     return [w.lower() for w in _CAMEL_SPLIT.sub("_", identifier).split("_") if w]
 
 
+UNITS = ("kg", "g", "lb", "ml", "l", "km", "m", "mi", "hours", "minutes", "m3", "kwh")
+"""Last words of a numeric field's name that are its unit (``weight_kg``): people write them apart,
+"weight (kg)", and a record's measures add up in them."""
+
+
+def with_unit(text: str) -> str:
+    """``"weight kg"`` -> "weight (kg)"; anything without a trailing unit as it is."""
+    stem, _, unit = text.rpartition(" ")
+    return f"{stem} ({unit})" if stem and unit in UNITS else text
+
+
 def readable_field(field: str, reference: bool = False) -> str:
     """``consultation_fee`` -> "consultation fee"; a reference names what it points at (``parcel_id`` ->
     "parcel"); a flag says what it marks (``is_archived`` -> "archived")."""

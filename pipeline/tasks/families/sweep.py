@@ -55,7 +55,7 @@ from pipeline.tasks.families.request import _decide, base_rules, latest
 from pipeline.tasks.filters import Filter, merge
 from pipeline.tasks.model import MAX_REFERENCE_CALLS, Candidate, Skip
 from pipeline.tasks.phrasing import sentence
-from pipeline.tasks.words import field_words, measure_words, plural_words
+from pipeline.tasks.words import field_words, plural_words
 from pipeline.tools.specs import TransitionTool
 from pipeline.world.schema import Column, Table
 
@@ -400,7 +400,7 @@ def _exception(
 def _total_phrase(ctx: Context, rng: random.Random, source: Source, refunds: bool) -> str:
     if refunds:
         return ctx.phrases.render(rng, NAME, "refund")
-    amount = field_words(source.column) if source.column.semantic == "money" else measure_words(source.column)
+    amount = field_words(source.column)
     if source.via is None:
         return ctx.phrases.render(rng, NAME, "total_own", amount=amount)
     return ctx.phrases.render(rng, NAME, "total_items", amount=amount, items=source.table.plural)
