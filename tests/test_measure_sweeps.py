@@ -1,5 +1,8 @@
 """The top level in a world that keeps no money on the records staff sweep: a measure the batch adds up.
 
+Where a world has no measure either (a helpdesk's tickets), the sweep counts the records of another
+kind that reference the ones that went through ("how many ticket comments they have in all").
+
 Parcel, laboratory and factory worlds hold no payments on a shipment, a sample or a work order, so a
 sweep there asks what the ones that went through weigh, hold or number ("tell me the total weight
 (kg) of those that went through"). The total is re-derived here from the state: the measure's
@@ -27,8 +30,13 @@ from pipeline.tasks.words import field_words
 from pipeline.world.blueprint import domains_dir, load_blueprint_file
 from pipeline.world.schema import Column, Table, build_schema
 
-WORLDS = {"logistics": ("logistics_shipping", 0), "manufacturing": ("manufacturing_work_orders", 1)}
-"""Worlds whose level 5 was empty before measures (no money on any table an operation moves)."""
+WORLDS = {
+    "logistics": ("logistics_shipping", 0),
+    "manufacturing": ("manufacturing_work_orders", 1),
+    "helpdesk": ("helpdesk_ticketing", 0),
+}
+"""Worlds whose level 5 was empty before measures (no money on any table an operation moves); the
+helpdesk has no measure either, so its sweeps count the comments on the tickets that went through."""
 
 
 def _table(domain: str, name: str) -> Table:
@@ -62,7 +70,7 @@ def env(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 
 
 def _measured(env: Environment) -> list[Task]:
-    found = [t for t in env.tasks if t.family == "sweep" and t.knobs.get("measure") is not None]
+    found = [t for t in env.tasks if t.family == "sweep" and (t.knobs.get("measure") or t.knobs.get("counted"))]
     assert found, "the world's top level holds sweeps over a measure"
     return found
 
@@ -75,13 +83,19 @@ def test_the_total_is_the_measure_of_exactly_the_records_done(env: Environment) 
             op = str(task.knobs["operation"])
             table = env.toolset.get(op).table
             done = [c.arguments["id"] for c in task.solution if c.tool == op]
-            column = str(task.knobs["measure"])
-            query = f'SELECT "{column}" FROM "{table}" WHERE id = ?'
+            if task.knobs.get("counted"):  # the rows of that kind referencing each record done
+                child = env.schema.table(str(task.knobs["counted"]))
+                (fk,) = [c.name for c in child.foreign_keys if c.references == table]
+                query = f'SELECT count(*) FROM "{child.name}" WHERE "{fk}" = ?'
+            else:
+                query = f'SELECT "{task.knobs["measure"]}" FROM "{table}" WHERE id = ?'
             total = sum((Decimal(str(conn.execute(query, (i,)).fetchone()[0])) for i in done), Decimal(0))
             expected = task.verifier.answer.expected if task.verifier.answer else {}
             assert Decimal(str(expected["total"])) == total.quantize(Decimal("0.01")), task.id
             assert len(done) >= 2 and task.knobs["refused"] >= 1, task.id  # a sum, and a rule applied
             assert "to the cent" not in task.instruction and "TOTAL" in task.instruction, task.id
+            if task.knobs.get("counted"):
+                assert "whole number" in task.instruction and child.plural in task.instruction, task.id
     finally:
         conn.close()
 

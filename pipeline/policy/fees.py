@@ -47,6 +47,9 @@ class Source:
     column: Column
     table: Table
     via: Column | None = None
+    count: bool = False
+    """Whether each row of ``table`` that references the record counts one (how many comments the
+    tickets have), ``column`` then being the reference itself: a world with no amount to add up."""
 
 
 def money_column(table: Table) -> Column | None:

@@ -39,11 +39,31 @@ def amounts(ctx: Context, table: Table, measure: bool = False) -> Source | None:
     if key not in ctx.memo:
         source = amount_source(ctx.schema, table)
         readable = source is not None and (source.via is None or source.via.name in ctx.filterable(source.table))
-        if not readable and measure and (column := measure_column(table)) is not None:
-            source, readable = Source(column, table), True
+        if not readable and measure:
+            column = measure_column(table)
+            source = Source(column, table) if column is not None else _counted(ctx, table)
+            readable = source is not None
         ctx.memo[key] = source if readable else None
     found: Source | None = ctx.memo[key]
     return found
+
+
+def _counted(ctx: Context, table: Table) -> Source | None:
+    """Where a table has neither money nor a measure, the records of another kind that reference it,
+    counted (the comments on the tickets, the enrollments in the sections): the kind with the most
+    rows, one without a status of its own first (a count of "its comments" then has one reading), and
+    readable one record at a time."""
+    found = []
+    for child in ctx.schema.tables:
+        for fk in child.foreign_keys:
+            own = fk.references == table.name and child.name != table.name
+            if own and not fk.nullable and not fk.unique and fk.name in ctx.filterable(child):
+                rows = len(ctx.rows(child))
+                found.append((bool(ctx.schema.status_columns(child)), -rows, child.name, fk.name, child, fk))
+    if not found:
+        return None
+    *_, child, fk = min(found, key=lambda f: f[:4])
+    return Source(fk, child, fk, count=True)
 
 
 def paid_on(
@@ -60,6 +80,8 @@ def paid_on(
     for column, usual in _usual_statuses(ctx, source.table).items() if strict else ():
         if any(r[column] != usual for r in items):
             raise Skip("amounts_in_several_statuses")
+    if source.count:  # each one counts one
+        return [Decimal(1) for _ in items], calls
     return [Decimal(str(r[source.column.name])) for r in items if r[source.column.name] is not None], calls
 
 

@@ -26,7 +26,8 @@ Knobs: ``records`` (records the request covers), ``candidates`` (records matchin
 ``capped`` (ids the policy's cap on one request's refunds holds back, in the order taken),
 ``after_cap`` (whether a record still goes through after one the cap held back), ``measure`` (the
 column added up where the world keeps no money on the records: a parcel's weight, a work order's
-quantity; null for money) and ``waived`` (ids
+quantity; null for money), ``counted`` (where there is no measure either, the kind of record that
+references them whose rows are counted: the comments on the tickets that went through) and ``waived`` (ids
 that go through in full under the policy's waiver of the fee: preferred some and not all, so one
 rate kept on every record, or none, gives another total).
 
@@ -252,7 +253,7 @@ def _build(
         ),
         *([] if spared is None else [spared.words(ctx, rng, table, COUNTS[len(matched)])]),
         _total_phrase(ctx, rng, source, fee is not None),
-        ctx.phrases.render(rng, "case", "answer" if money else "answer_measure", noun=table.noun),
+        ctx.phrases.render(rng, "case", _answer_form(source), noun=table.noun),
     ]
     expected = {"total": float(round(total, 2)), "refused": refused}
     knobs = {
@@ -264,7 +265,8 @@ def _build(
         "policy_rules": len(rules),
         "rule_ids": sorted(rules, key=lambda r: int(r[1:])),
         "computed": 1,
-        "measure": None if money else source.column.name,
+        "measure": None if money or source.count else source.column.name,
+        "counted": source.table.name if source.count else None,
         "excepted": [] if spared is None else sorted(spared.records),
         "capped": tally.capped,
         "after_cap": tally.after_cap,
@@ -397,10 +399,17 @@ def _exception(
     return None
 
 
+def _answer_form(source: Source) -> str:
+    """The answer's wording: an amount to the cent, a count, or a measure's sum."""
+    return "answer_count" if source.count else "answer" if source.column.semantic == "money" else "answer_measure"
+
+
 def _total_phrase(ctx: Context, rng: random.Random, source: Source, refunds: bool) -> str:
     if refunds:
         return ctx.phrases.render(rng, NAME, "refund")
     amount = field_words(source.column)
+    if source.count:
+        return ctx.phrases.render(rng, NAME, "total_count", items=source.table.plural)
     if source.via is None:
         return ctx.phrases.render(rng, NAME, "total_own", amount=amount)
     return ctx.phrases.render(rng, NAME, "total_items", amount=amount, items=source.table.plural)
