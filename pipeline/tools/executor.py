@@ -22,6 +22,7 @@ from pipeline.tools.jsonvalues import json_problem
 from pipeline.tools.specs import (
     DEFAULT_PAGE_SIZE,
     AggregateTool,
+    CascadeStatus,
     CreateTool,
     DeleteTool,
     Effect,
@@ -109,11 +110,11 @@ class Executor:
         else:
             need(spec.table)
         for e in spec.effects if isinstance(spec, TransitionTool) else ():
-            if e.kind == "cascade_status":
+            if isinstance(e, CascadeStatus):
                 need(e.table, e.column, e.ref)
             else:
                 need(e.table, e.column)
-                need(str(e.lines), e.ref, e.item, e.quantity)
+                need(e.lines, e.ref, e.item, e.quantity)
 
     def spec(self, name: str) -> ToolSpec:
         spec = self._specs.get(name)
@@ -410,7 +411,7 @@ class Executor:
         return self._row(conn, table, args["id"])
 
     def _apply(self, conn: sqlite3.Connection, spec: TransitionTool, e: Effect, row_id: int) -> Touched:
-        if e.kind == "cascade_status":
+        if isinstance(e, CascadeStatus):
             marks = ", ".join("?" for _ in e.allowed_from)
             moved = conn.execute(
                 f"SELECT id, {_q(e.column)} FROM {_q(e.table)} WHERE {_q(e.ref)} = ? AND {_q(e.column)} IN ({marks}) "
@@ -436,8 +437,8 @@ class Executor:
                 touched.setdefault(name, set()).update(ids)
             return touched
         lines = conn.execute(
-            f"SELECT {_q(str(e.item))}, sum({_q(str(e.quantity))}) FROM {_q(str(e.lines))} "
-            f"WHERE {_q(e.ref)} = ? AND {_q(str(e.item))} IS NOT NULL GROUP BY 1 ORDER BY 1",
+            f"SELECT {_q(e.item)}, sum({_q(e.quantity)}) FROM {_q(e.lines)} "
+            f"WHERE {_q(e.ref)} = ? AND {_q(e.item)} IS NOT NULL GROUP BY 1 ORDER BY 1",
             (row_id,),
         ).fetchall()
         target = self._tables[e.table]

@@ -16,8 +16,10 @@ from pydantic import (
     ConfigDict,
     Field,
     SerializationInfo,
+    SerializerFunctionWrapHandler,
     field_serializer,
     field_validator,
+    model_serializer,
     model_validator,
 )
 
@@ -48,26 +50,57 @@ ERROR_STATUS = {
 """HTTP status of each typed error (the server and the OpenAPI view share it)."""
 
 
-class Effect(BaseModel):
-    """A side effect of a business operation, applied in the same transaction.
+_EFFECT_WIRE: dict[str, Any] = {"to": None, "allowed_from": [], "lines": None, "item": None, "quantity": None}
+"""tools.json keeps one record shape for both effect kinds: a field a kind does not have is written
+with this empty value (bundles read as they did when one model held both), and dropped on reading."""
 
-    ``cascade_status``: rows of ``table`` whose ``ref`` column points at the operated
-    record and whose ``column`` is in ``allowed_from`` move to ``to``.
-    ``restock``: for each row of ``lines`` whose ``ref`` points at the operated record,
-    ``table.column`` of the row named by ``item`` grows by ``quantity``.
-    """
+
+class _Effect(BaseModel):
+    """What both effect kinds have: the table they write, the column they change there, and the
+    reference (on the rows they start from) to the operated record."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    kind: Literal["cascade_status", "restock"]
-    table: str
-    column: str
-    ref: str
-    to: str | None = None
-    allowed_from: tuple[str, ...] = ()
-    lines: str | None = None
-    item: str | None = None
-    quantity: str | None = None
+    table: str = Field(description="The table whose rows the effect changes.")
+    column: str = Field(description="The column it changes there.")
+    ref: str = Field(description="The column pointing at the operated record (on the moved rows, or on the lines).")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _read_wire(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        return {k: v for k, v in data.items() if k in cls.model_fields or v not in (None, [], ())}
+
+    @model_serializer(mode="wrap")
+    def _write_wire(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        for key, empty in _EFFECT_WIRE.items():
+            data.setdefault(key, empty if info.mode_is_json() or not isinstance(empty, list) else ())
+        return data
+
+
+class CascadeStatus(_Effect):
+    """Rows of ``table`` whose ``ref`` points at the operated record and whose ``column`` is in
+    ``allowed_from`` move to ``to`` (an order's items are cancelled with it)."""
+
+    kind: Literal["cascade_status"] = "cascade_status"
+    to: str = Field(description="The status the rows move to.")
+    allowed_from: tuple[str, ...] = Field(description="The statuses a row may move from; others stay.")
+
+
+class Restock(_Effect):
+    """For each row of ``lines`` whose ``ref`` points at the operated record, ``table.column`` of the
+    row named by ``item`` grows by the line's ``quantity`` (a cancelled order's stock returns)."""
+
+    kind: Literal["restock"] = "restock"
+    lines: str = Field(description="The table of lines that name the items and their quantities.")
+    item: str = Field(description="The lines' reference to the row of ``table`` that takes the quantity back.")
+    quantity: str = Field(description="The lines' column holding how many go back.")
+
+
+Effect = Annotated[CascadeStatus | Restock, Field(discriminator="kind")]
+"""A side effect of a business operation, applied in the same transaction as the operation."""
 
 
 class _Tool(BaseModel):

@@ -3,7 +3,16 @@ the side effects the schema implies (cascading cancellations, restocking)."""
 
 from __future__ import annotations
 
-from pipeline.tools.model import ERRORS, Effect, TransitionTool, id_param, object_schema, row_schema
+from pipeline.tools.model import (
+    ERRORS,
+    CascadeStatus,
+    Effect,
+    Restock,
+    TransitionTool,
+    id_param,
+    object_schema,
+    row_schema,
+)
 from pipeline.world.schema import Schema, Table
 
 RELEASE_VALUES = frozenset({"cancelled", "canceled", "void", "voided", "returned", "refunded", "withdrawn", "revoked"})
@@ -28,14 +37,7 @@ def _effects(schema: Schema, table: Table, to: str) -> list[Effect]:
             sources = tuple(src for src, dsts in (status.transitions or {}).items() if to in dsts)
             if sources:
                 out.append(
-                    Effect(
-                        kind="cascade_status",
-                        table=child.name,
-                        column=status.name,
-                        ref=ref.name,
-                        to=to,
-                        allowed_from=sources,
-                    )
+                    CascadeStatus(table=child.name, column=status.name, ref=ref.name, to=to, allowed_from=sources)
                 )
         qty = next((c for c in child.columns if c.semantic == "quantity" and not c.references), None)
         if qty is None:
@@ -48,8 +50,7 @@ def _effects(schema: Schema, table: Table, to: str) -> list[Effect]:
             )
             if item is not ref and stock is not None:
                 out.append(
-                    Effect(
-                        kind="restock",
+                    Restock(
                         table=target.name,
                         column=stock.name,
                         ref=ref.name,
@@ -62,12 +63,12 @@ def _effects(schema: Schema, table: Table, to: str) -> list[Effect]:
 
 
 def _effect_text(schema: Schema, e: Effect) -> str:
-    if e.kind == "cascade_status":
+    if isinstance(e, CascadeStatus):
         froms = " or ".join(f"'{v}'" for v in e.allowed_from)
         return f"its {schema.table(e.table).plural} that are {froms} become '{e.to}'"
-    lines, target = schema.table(str(e.lines)), schema.table(e.table)
+    lines, target = schema.table(e.lines), schema.table(e.table)
     return (
-        f"each of its {lines.plural} puts its {lines.column(str(e.quantity)).label} "
+        f"each of its {lines.plural} puts its {lines.column(e.quantity).label} "
         f"back into the {target.noun}'s {target.column(e.column).label}"
     )
 

@@ -23,6 +23,7 @@ from jsonschema import Draft202012Validator
 from pipeline.tools.executor import Executor, ToolError, open_copy
 from pipeline.tools.probe_plan import EXPECTED, VALID, ProbeReport, plan
 from pipeline.tools.specs import (
+    CascadeStatus,
     CreateTool,
     ListTool,
     Toolset,
@@ -362,7 +363,7 @@ class _Prober:
 
     def check_cascades(self, row_id: int) -> None:
         for e in self.of(TransitionTool).effects:
-            if e.kind != "cascade_status":
+            if not isinstance(e, CascadeStatus):
                 continue
             marks = ", ".join("?" for _ in e.allowed_from)
             left = self.conn.execute(
