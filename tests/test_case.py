@@ -9,6 +9,7 @@ levels start above 0 are checked on their own too.
 from __future__ import annotations
 
 import json
+import re
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -167,6 +168,8 @@ def test_a_second_request_in_the_message_is_part_of_the_task(env: Environment) -
 
 def test_the_first_records_listed_are_not_the_ones_the_priority_rule_means(env: Environment) -> None:
     for task in _cases(env):
+        if task.knobs["all_records"]:
+            continue  # every record the person has: no choice among them
         first = json.loads(task.knobs["first_answer"])
         expected = json.loads(str(task.answer))
         ids = {r["id"] for r in expected["refused"]} | {
@@ -315,3 +318,23 @@ def test_where_no_record_is_refused_by_a_rule_the_second_request_is(tmp_path: Pa
     assert found, [t.knobs["second"] for t in out.tasks]
     for task in found:
         assert json.loads(task.knobs["literal_answer"]) != task.verifier.answer.expected
+
+
+def test_in_a_small_world_a_person_may_ask_about_every_record_they_have(tmp_path: Path) -> None:
+    """Where nobody has more records than a request covers, a person asks about all of theirs ("both of
+    my dues payments"), never "my latest" (which would hint at others); the rules, the sum and the
+    refusals still decide, the first records listed are the ones meant, and the reference scores 1."""
+    summary = generate(Inputs(domain="fitness_club", seed=0), tmp_path / "out", tmp_path / "work")
+    env = Environment.from_bundle(Path(summary["path"]))
+    try:
+        every = [t for t in env.tasks if t.family == "case" and t.knobs["all_records"]]
+        assert every, "the small world asks about every record of someone"
+        for task in every:
+            wish = task.instruction.split(". ")[1]  # after the greeting: the request itself
+            assert "latest" not in wish and "most recent" not in wish, task.id
+            assert re.search(r"\b(both|all)\b", wish), task.id
+            assert json.loads(task.knobs["first_answer"]) == json.loads(str(task.answer)), task.id
+            assert task.knobs["refused"] >= 1 and task.knobs["computed"] == 1, task.id
+            assert _play(env, task, _reference(task), str(task.answer)) == 1.0, task.id
+    finally:
+        env.close()

@@ -24,7 +24,9 @@ person's records), ``computed`` (a value no single tool returns: always 1), ``ex
 ``second`` (the second request's operation and record, or null), ``waived`` (the records that go
 through in full under the policy's waiver of the fee), ``claim`` ("true" or "false" where the
 person claims the waiver covers them all: the agent checks it; null where they do not), ``claim_form``
-("standing": their standing on their own record, or "recent": the records' dates).
+("standing": their standing on their own record, or "recent": the records' dates), ``all_records``
+(the request covers every record of that kind the person has: "both of my dues payments", asked
+where nobody in a small world has more records than the request covers).
 """
 
 from __future__ import annotations
@@ -142,7 +144,9 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
         elif (one := refusal(second.op, second.row, second.kind, second.rule)) is not None:
             refused.append(one)
     mine = "their" if staff else "our" if org else "my"
-    subject = ctx.phrases.render(rng, "request", "many", count=COUNTS[len(chosen)], plural=table.plural, my=mine)
+    whole = len(chosen) == len(found.mine)  # all they have: "latest" would hint at others
+    form = "many" if not whole else "both" if len(chosen) == 2 else "all"
+    subject = ctx.phrases.render(rng, "request", form, count=COUNTS[len(chosen)], plural=table.plural, my=mine)
     text = [
         ctx.phrases.render(rng, "request", "relayed" if staff else "hello_org" if org else "hello", who=who),
         ctx.phrases.render(rng, "request", "wish", action=_action(op, table, subject)),
@@ -179,6 +183,7 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
         "candidates": shared + found.owned + (second.owned if second is not None else 0),
         "computed": 1,
         "extra_wish": wish is not None,
+        "all_records": whole,
         "capped": tally.capped,
         "after_cap": tally.after_cap,
         "operation": op.name,
@@ -293,14 +298,17 @@ def _search(ctx: Context, rng: random.Random, sizes: list[int], spec: dict[str, 
     """A person and records for the first size (in the seed's order) that has one; one task per
     person and operation in a bundle (``ctx.memo``), not the same request reworded."""
     taken = ctx.memo.setdefault("case_taken", set())
-    tries = [(size, spec["policy"]) for size in sizes] + [(size, 0) for size in sizes]
-    for size, policy in tries[:-1]:
+    # Last, where nobody's latest records differ from the first ones listed (a small world: most
+    # people have few records), a person whose latest are also their first, or all they have.
+    tries = [(size, spec["policy"], True) for size in sizes] + [(size, 0, True) for size in sizes]
+    tries += [(size, spec["policy"], False) for size in sizes]
+    for size, policy, differs in tries[:-1]:
         try:
-            return search(ctx, rng, size, _accept(ctx, spec, policy), first_differs=True, taken=taken)
+            return search(ctx, rng, size, _accept(ctx, spec, policy), first_differs=differs, taken=taken)
         except Skip:
             continue
-    size, policy = tries[-1]
-    return search(ctx, rng, size, _accept(ctx, spec, policy), first_differs=True, taken=taken)
+    size, policy, differs = tries[-1]
+    return search(ctx, rng, size, _accept(ctx, spec, policy), first_differs=differs, taken=taken)
 
 
 def _total_phrase(ctx: Context, rng: random.Random, source: Source, staff: bool, refunds: bool) -> str:
