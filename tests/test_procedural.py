@@ -119,3 +119,13 @@ def test_bad_weights_are_explained(families: list[str], weights: str, message: s
 def test_unknown_family_exits_with_a_message(tmp_path: Path) -> None:
     result = runner.invoke(app, ["procedural", "--family", "gcd_lcmm", "--n", "5", "--out", str(tmp_path)])
     assert result.exit_code == 2 and "gcd_lcm" in result.output
+
+
+def test_a_repeated_family_option_keeps_every_family(tmp_path: Path) -> None:
+    """``--family a --family b`` means both, as ``--family a,b`` does (a repeated option once kept only the last)."""
+    args = ["procedural", "--n", "20", "--seed", "1", "--json"]
+    repeated = runner.invoke(app, [*args, "--family", "gcd_lcm", "--family", "maze", "--out", str(tmp_path / "a")])
+    joined = runner.invoke(app, [*args, "--family", "gcd_lcm,maze", "--out", str(tmp_path / "b")])
+    assert repeated.exit_code == 0 and joined.exit_code == 0, repeated.output + joined.output
+    both, one = json.loads(repeated.stdout), json.loads(joined.stdout)
+    assert set(both["per_family"]) == {"gcd_lcm", "maze"} and both["digest"] == one["digest"]

@@ -54,7 +54,10 @@ def generate(
         None,
         min=MIN_ROWS,
         max=MAX_ROWS,
-        help="rows of the largest table (10 to 1,000,000), the others in proportion (overrides --scale)",
+        help=(
+            "rows of the largest table that grows with the world (10 to 1,000,000), the others in proportion;"
+            " fixed lists keep their size (overrides --scale)"
+        ),
     ),
     random_variant: bool = typer.Option(
         False,

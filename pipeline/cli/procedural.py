@@ -59,7 +59,9 @@ def families(
 
 
 def procedural(
-    family: str = typer.Option(..., "--family", help="family name, or several separated by commas"),
+    family: list[str] = typer.Option(
+        ..., "--family", help="family name, or several separated by commas (or the option repeated)"
+    ),
     level: int | None = typer.Option(None, help="difficulty level for every family (default 0)"),
     difficulty: float | None = typer.Option(
         None, help="continuous difficulty in [0, 5] for every family, between levels (instead of --level)"
@@ -79,7 +81,7 @@ def procedural(
         parse_weights,
     )
 
-    names = [f.strip() for f in family.split(",") if f.strip()]
+    names = [f.strip() for given in family for f in given.split(",") if f.strip()]
     try:
         if level is not None and difficulty is not None:
             raise ValueError("give --level or --difficulty, not both")

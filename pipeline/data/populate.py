@@ -65,7 +65,8 @@ def row_count(table: Table, scale: float) -> int:
 
 
 def scale_for_rows(schema: Schema, rows: int) -> float:
-    """The scale that gives the largest table ``rows`` rows (the others in proportion)."""
+    """The scale that gives the largest table that grows with the world ``rows`` rows (the others in
+    proportion; tables of a fixed size, such as a list of tags, are not counted and keep theirs)."""
     if not 1 <= rows <= MAX_ROWS:
         raise ValueError(f"rows must be in 1..{MAX_ROWS:,}, got {rows}")
     largest = max((t.rows for t in schema.tables if t.scales), default=1)

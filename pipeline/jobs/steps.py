@@ -46,7 +46,8 @@ class Inputs:
     parent: str | None = None
     """The bundle this one regenerates (``name@X.Y.Z`` or ``name@sha256:…``); lineage only."""
     rows: int | None = None
-    """Rows of the largest table (the others in proportion); overrides ``scale`` when set."""
+    """Rows of the largest table that grows with the world (the others in proportion; fixed lists keep
+    their size); overrides ``scale`` when set."""
     variant: bool = False
     """Vary the domain's blueprint by the seed (:mod:`pipeline.world.variants`) instead of taking it as written."""
     blueprint: str | None = None
