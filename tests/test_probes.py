@@ -79,3 +79,16 @@ def test_manifest_records_the_probe_counts(store_bundle: Path) -> None:
     probes = manifest["tool_probes"]
     assert probes["tools"] == manifest["counts"]["tools"] and probes["failed"] == 0
     assert probes["calls"] == probes["valid"] + probes["invalid"] and probes["invalid"] > probes["tools"]
+
+
+def test_a_tiny_world_s_refusals_each_keep_their_own_subject(tmp_path: Path) -> None:
+    """Every refusal's subject is prepared before any runs: at ``--rows 10`` the one stock batch a
+    forbidden move was prepared on was then put in a final status for the final-record case, and the
+    build failed (exit 70). Each prepared case now holds its record, so the tiny world builds."""
+    from pipeline.jobs.steps import Inputs, generate
+    from pipeline.world.variants import pick_domain
+
+    summary = generate(
+        Inputs(domain=pick_domain(6), seed=6, rows=10, variant=True), tmp_path / "out", tmp_path / "work"
+    )
+    assert summary["tasks"] > 0

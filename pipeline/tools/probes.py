@@ -57,6 +57,9 @@ class _Prober:
         self.table = schema.table(spec.table) if spec.table else None
         self.result = Draft202012Validator(spec.result)
         self.arguments = Draft202012Validator(spec.parameters)
+        self.subjects: set[tuple[str, Any]] = set()
+        """(table, id) of the records already handed to a prepared case: the refusals are all prepared
+        before any runs, so a record put in another state for one case must not be one another case holds."""
 
     def of(self, kind: type[_K]) -> _K:
         """The spec as the kind a case is for (a case planned for another kind is a mismatch)."""
@@ -77,9 +80,12 @@ class _Prober:
         return int(self.conn.execute(f"SELECT coalesce(max(id), 0) FROM {_q(table.name)}").fetchone()[0]) + 1000
 
     def force_status(self, table: Table, status: str, value: str) -> dict[str, Any]:
-        """Put the first record in a given state (scratch copy only) so a transition can be probed; the times
-        its status implies are set or cleared with it, so the record is one the data could hold."""
-        row = self.rows(table, limit=1)[0]
+        """Put the first record no prepared case holds in a given state (scratch copy only) so a transition
+        can be probed; the times its status implies are set or cleared with it, so the record is one the data
+        could hold."""
+        rows = self.rows(table, limit=len(self.subjects) + 1)
+        row = next((r for r in rows if (table.name, r["id"]) not in self.subjects), rows[0])
+        self.subjects.add((table.name, row["id"]))
         sets: dict[str, Any] = {status: value}
         column = table.column(status)
         for stamp in stamps_of(table, column):
@@ -103,6 +109,8 @@ class _Prober:
     def in_state(self, table: Table, status: str, values: tuple[str, ...] | list[str]) -> list[dict[str, Any]]:
         marks = ", ".join("?" for _ in values)
         rows = self.rows(table, f"WHERE {_q(status)} IN ({marks})", tuple(values), limit=20) if values else []
+        if rows:
+            self.subjects.add((table.name, rows[0]["id"]))  # the one a case takes
         return rows or ([self.force_status(table, status, values[0])] if values else [])
 
     # -- calls ---------------------------------------------------------------------------
