@@ -33,7 +33,8 @@ def amounts(ctx: Context, table: Table, measure: bool = False) -> Source | None:
     """Where the person's "what it comes to" is read (:func:`pipeline.policy.fees.amount_source`), if
     the tools can read it one record at a time (once per table: the search asks for every candidate).
     With ``measure``, a table with no money on it adds up its own measure instead
-    (:func:`pipeline.policy.fees.measure_column`: the weight of the shipments that went through), as
+    (:func:`pipeline.policy.fees.measure_column`: the weight of the shipments that went through), or
+    with no measure either counts the records of another kind that reference it (:func:`_counted`), as
     staff tally a batch of work; a person asks what their records come to in money alone."""
     key = ("case_amounts", table.name, measure)
     if key not in ctx.memo:
