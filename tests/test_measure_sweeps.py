@@ -121,3 +121,30 @@ def test_copying_one_measure_or_doing_every_record_scores_zero(env: Environment)
 )
 def test_a_number_s_unit_reads_apart(name: str, semantic: str, reads: str) -> None:
     assert field_words(Column(name=name, sql_type="REAL", semantic=semantic)) == reads
+
+
+def test_before_anything_is_paid_a_sweep_totals_the_records_own_amount(tmp_path: Path) -> None:
+    """Checked-in visits have no payments yet: "what was paid" would be 0 for every one, so the sweep
+    asks for their own total charge instead, added up over exactly the visits that went through."""
+    summary = generate(Inputs(domain="veterinary_clinic", seed=1, scale=2.0), tmp_path / "out", tmp_path / "work")
+    env = Environment.from_bundle(Path(summary["path"]))
+    conn = sqlite3.connect(":memory:")
+    conn.deserialize(env.bundle.state_bytes)
+    try:
+        unpaid = [t for t in env.tasks if t.family == "sweep" and t.knobs.get("unpaid")]
+        assert unpaid, "the world holds a sweep over records nothing is paid on yet"
+        for task in unpaid:
+            op = str(task.knobs["operation"])
+            table = env.toolset.get(op).table
+            done = [c.arguments["id"] for c in task.solution if c.tool == op]
+            (fk,) = [c.name for c in env.schema.table("payments").foreign_keys if c.references == table]
+            marks = ",".join("?" * len(done))
+            assert conn.execute(f'SELECT count(*) FROM payments WHERE "{fk}" IN ({marks})', done).fetchone()[0] == 0
+            query = f'SELECT total_charge FROM "{table}" WHERE id = ?'
+            own = sum((Decimal(str(conn.execute(query, (i,)).fetchone()[0])) for i in done), Decimal(0))
+            expected = task.verifier.answer.expected if task.verifier.answer else {}
+            assert Decimal(str(expected["total"])) == own.quantize(Decimal("0.01")), task.id
+        assert exploit_scores_zero(env, unpaid, "copied_amount") >= len(unpaid)
+    finally:
+        conn.close()
+        env.close()

@@ -26,10 +26,12 @@ Knobs: ``records`` (records the request covers), ``candidates`` (records matchin
 ``capped`` (ids the policy's cap on one request's refunds holds back, in the order taken),
 ``after_cap`` (whether a record still goes through after one the cap held back), ``measure`` (the
 column added up where the world keeps no money on the records: a parcel's weight, a work order's
-quantity; null for money), ``counted`` (where there is no measure either, the kind of record that
-references them whose rows are counted: the comments on the tickets that went through) and ``waived`` (ids
-that go through in full under the policy's waiver of the fee: preferred some and not all, so one
-rate kept on every record, or none, gives another total).
+quantity; null for money), ``unpaid`` (nothing is paid yet on any record the operation may go
+through for, so the total is of their own amount: checked-in visits' total charge), ``counted``
+(where there is no measure either, the kind of record that references them whose rows are counted:
+the comments on the tickets that went through) and ``waived`` (ids that go through in full under the
+policy's waiver of the fee: preferred some and not all, so one rate kept on every record, or none,
+gives another total).
 
 Where the policy caps what one request refunds, the records are taken from the most recent down and
 one whose refund would take the running total past the cap is refused by that rule while the next is
@@ -46,12 +48,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from pipeline.policy.derive import recency_column, time_words
-from pipeline.policy.fees import Source
+from pipeline.policy.fees import Source, money_column
 from pipeline.runtime.task import Grounding, ToolCall
 from pipeline.runtime.verify import AnswerCheck
 from pipeline.tasks.context import Context
 from pipeline.tasks.families._common import op_phrase, operations
-from pipeline.tasks.families._settle import amounts, settle, waiver_knobs
+from pipeline.tasks.families._settle import amounts, paid_on, settle, waiver_knobs
 from pipeline.tasks.families.request import _decide, base_rules, latest
 from pipeline.tasks.filters import Filter, merge
 from pipeline.tasks.model import MAX_REFERENCE_CALLS, Candidate, Skip
@@ -220,6 +222,9 @@ def _build(
     source = amounts(ctx, table, measure=True)
     if source is None:
         raise Skip("table_lacks_amount")
+    paid = source
+    allowed = [r for r, (kind, _) in zip(matched, decisions, strict=True) if kind == "allowed"]
+    source = _before_payment(ctx, op, table, source, allowed)
     args = merge(filters)
     calls: list[ToolCall] = [
         ctx.list_call(table, {**args, "order_by": when.name, "descending": True, "limit": len(matched)})
@@ -267,6 +272,7 @@ def _build(
         "computed": 1,
         "measure": None if money or source.count else source.column.name,
         "counted": source.table.name if source.count else None,
+        "unpaid": source is not paid,  # nothing paid yet on any of them: their own amount instead
         "excepted": [] if spared is None else sorted(spared.records),
         "capped": tally.capped,
         "after_cap": tally.after_cap,
@@ -397,6 +403,20 @@ def _exception(
                 calls += ctx.fetch_all(middle, {path[1].name: one["id"]})[1]
         return Spared(parent, condition, frozenset(r["id"] for r, _ in spared), tuple(calls))
     return None
+
+
+def _before_payment(
+    ctx: Context, op: TransitionTool, table: Table, source: Source, allowed: list[dict[str, Any]]
+) -> Source:
+    """The record's own amount where nothing has been paid yet on any record the operation may go
+    through for (visits checked in before they are paid: staff ask for their total charge), unless
+    the operation refunds (nothing paid is nothing to give back); else ``source`` as it is."""
+    own = money_column(table)
+    if source.via is None or own is None or ctx.policy.fee(op.name) is not None or not allowed:
+        return source
+    if any(value for row in allowed for value in paid_on(ctx, source, row, strict=False)[0]):
+        return source
+    return Source(own, table)
 
 
 def _answer_form(source: Source) -> str:
