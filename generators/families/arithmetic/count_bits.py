@@ -9,9 +9,8 @@ numbers: more digits to convert and more bits to count.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
-from math import ceil, log
 from typing import ClassVar
 
 from generators.base import Family, Knobs, Problem
@@ -37,35 +36,55 @@ LEVELS = (
 )
 
 
-@cache
-def _pool_limit(k: int) -> int:
-    """The largest population ``random.Random.sample`` draws ``k`` from by its pool branch."""
-    return 21 + (4 ** ceil(log(k * 3, 4)) if k > 5 else 0)
+def _subset(getrandbits: Callable[[int], int], bits: int, size: int) -> int:
+    """A uniformly random ``size``-subset of ``range(bits)`` as a bit mask, ``size <= bits // 2``.
+
+    Small subsets are drawn position by position (rejecting taken ones); larger ones start
+    from i.i.d. random bits of about the right density (1/4, 3/8 or 1/2, from two or three
+    ``getrandbits``) and add or remove random positions until ``size`` are set. Every step
+    treats the positions alike (the starting bits are exchangeable; an added or removed
+    position is uniform among those that qualify), so the mask's distribution is invariant
+    under permuting positions, which for masks of one size means uniform; the few
+    corrections cost far fewer draws than one draw per position.
+    """
+    width = bits.bit_length()
+    eighths = (8 * size + bits // 2) // bits
+    if eighths < 2:
+        mask = 0
+        count = 0
+    else:
+        mask = getrandbits(bits)
+        if eighths == 2:
+            mask &= getrandbits(bits)
+        elif eighths == 3:
+            mask &= getrandbits(bits) | getrandbits(bits)
+        count = mask.bit_count()
+    while count < size:
+        j = getrandbits(width)
+        if j < bits and not mask >> j & 1:
+            mask |= 1 << j
+            count += 1
+    while count > size:
+        j = getrandbits(width)
+        if j < bits and mask >> j & 1:
+            mask ^= 1 << j
+            count -= 1
+    return mask
 
 
 def generate(config: Config, rng: random.Random) -> Problem:
     bits = config.bits
-    ones = rng.randint(1, bits)
-    # ``sum(1 << p for p in rng.sample(range(bits), ones))`` with the sample's draws inline,
-    # in whichever of its two branches ``random.Random.sample`` takes for these sizes.
     getrandbits = rng.getrandbits
-    number = 0
-    if bits <= _pool_limit(ones):
-        pool = list(range(bits))
-        for m in range(bits, bits - ones, -1):
-            width = m.bit_length()
-            j = getrandbits(width)
-            while j >= m:
-                j = getrandbits(width)
-            number |= 1 << pool[j]
-            pool[j] = pool[m - 1]
-    else:  # the selected-set branch: the number's own bits are the set
-        width = bits.bit_length()
-        for _ in range(ones):
-            j = getrandbits(width)
-            while j >= bits or number >> j & 1:
-                j = getrandbits(width)
-            number |= 1 << j
+    # ``rng.randint(1, bits)`` with its draws inline
+    width = bits.bit_length()
+    r = getrandbits(width)
+    while r >= bits:
+        r = getrandbits(width)
+    ones = 1 + r
+    if 2 * ones <= bits:
+        number = _subset(getrandbits, bits, ones)
+    else:  # the complement of a uniform (bits - ones)-subset is a uniform ones-subset
+        number = _subset(getrandbits, bits, bits - ones) ^ ((1 << bits) - 1)
     question = f"How many 1 bits are there in the binary representation of the number {number}? Give a single integer."
     return Problem(question, str(ones), {"number": str(number)})
 

@@ -129,8 +129,11 @@ _WORDS: dict[str, tuple[str, str]] = {
 }
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class Person:
+    """One person; compared by identity (``in`` over people tests each one by ``is`` in C,
+    not a generated field-by-field ``__eq__`` that recursed through spouses)."""
+
     name: str
     male: bool
     spouse: Person | None = None
@@ -195,30 +198,24 @@ def relation(a: Person, b: Person) -> str | None:
     return None
 
 
-_STEPS = {n: tuple((m, m.bit_length()) for m in range(n, 0, -1)) for n in {len(MALE), len(FEMALE)}}
-"""Per pool size: the (range, bits) of each draw a full ``rng.sample`` of that pool makes."""
-
-
-def _permuted(names: list[str], rng: random.Random) -> list[str]:
-    """``rng.sample(names, len(names))`` with its draws inline (its pool branch: fewer than
-    85 names): the two name orders were half of the family's time, mostly call overhead."""
+def _family(config: Config, rng: random.Random) -> list[Person]:
+    # Each person's name is drawn when the person is made, uniformly from the names of that
+    # sex not given yet (a swap-remove from the pool): one draw a person, not a full
+    # permutation of both name lists (about 150 draws) per item.
     getrandbits = rng.getrandbits
-    pool = list(names)
-    out = []
-    for m, bits in _STEPS[len(names)]:
+    men, women = MALE.copy(), FEMALE.copy()
+
+    def person(male: bool) -> Person:
+        pool = men if male else women
+        m = len(pool)
+        bits = m.bit_length()
         j = getrandbits(bits)
         while j >= m:
             j = getrandbits(bits)
-        out.append(pool[j])
-        pool[j] = pool[m - 1]
-    return out
-
-
-def _family(config: Config, rng: random.Random) -> list[Person]:
-    men, women = _permuted(MALE, rng), _permuted(FEMALE, rng)
-
-    def person(male: bool) -> Person:
-        return Person(men.pop() if male else women.pop(), male)
+        name = pool[j]
+        pool[j] = pool[-1]
+        pool.pop()
+        return Person(name, male)
 
     def marry(p: Person) -> Person:
         q = person(not p.male)
