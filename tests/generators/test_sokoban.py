@@ -86,3 +86,13 @@ def test_huge_answers_are_refused_fast() -> None:
     for hostile in ("LR" * 524_288, item["answer"] + "\n" * 1_048_576 + "U"):
         assert score("sokoban", hostile, item) == 0.0
     assert time.perf_counter() - started < 1.0
+
+
+def test_a_one_move_gold_s_wrong_answer_does_not_solve() -> None:
+    """The wrong answer of a one-push puzzle was the gold itself (its one-move prefix)."""
+    from generators.families.games.sokoban import wrong_answers
+
+    item = {"answer": "R", "metadata": {"grid": ["#####", "#PBo#", "#####"], "budget": 3}}
+    assert score("sokoban", "R", item) == 1.0
+    wrong = wrong_answers(item)
+    assert wrong and all(score("sokoban", w, item) == 0.0 for w in wrong)

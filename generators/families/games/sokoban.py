@@ -151,13 +151,14 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
 
 
 def wrong_answers(item: Mapping[str, Any]) -> list[str]:
-    """The gold without its moves from the last push on (a box stays off its goal)."""
+    """The gold without its moves from the last push on (a box stays off its goal); for a one-move
+    gold, whose only shorter prefix is nothing, a single move that does not solve it."""
     gold = str(item["answer"])
     rows = [str(row) for row in item["metadata"]["grid"]]
     for cut in range(len(gold) - 1, 0, -1):
         if not replay(rows, gold[:cut]):
             return [gold[:cut]]
-    return [gold[:1]]
+    return [move for move in MOVES if not replay(rows, move)][:1]
 
 
 FAMILY = Family(
