@@ -28,7 +28,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from pipeline.policy.model import Rule, days_between, waives, with_article
-from pipeline.world.naming import UNITS
+from pipeline.world.naming import UNITS, words
 from pipeline.world.schema import Column, Operation, Schema, Table
 from pipeline.world.sqlnames import quote_ident as _q
 
@@ -67,7 +67,7 @@ def measure_column(table: Table) -> Column | None:
     for column in table.columns:
         if column.nullable or column.references:
             continue
-        unit = (column.field or column.name).lower().rsplit("_", 1)[-1]
+        unit = words(column.field or column.name)[-1]  # weight_kg, weightKg: "kg"
         if column.semantic == "quantity" or (column.semantic == "decimal" and unit in UNITS):
             return column
     return None

@@ -17,10 +17,6 @@ DESCRIPTIVE = frozenset({"city", "country", "word", "company", "job_title", "col
 """Text columns a user might describe someone by ("the customer from Springfield")."""
 
 
-NUMBERS = frozenset({"decimal", "integer", "quantity", "money"})
-"""Semantics whose trailing unit word (``weight_kg``) reads apart: a text field's last word is no unit."""
-
-
 def words(name: str) -> str:
     return name.replace("_", " ")
 
@@ -29,7 +25,7 @@ def field_words(column: Column) -> str:
     """A column as its blueprint field reads, whatever the table's naming style: ``loyaltyTier`` -> "loyalty tier";
     a number's unit set apart, as people write it: ``weight_kg`` -> "weight (kg)"."""
     text = words(column.field or column.name)
-    return with_unit(text) if column.semantic in NUMBERS else text
+    return with_unit(text) if column.semantic in NUMERIC else text  # a text field's last word is no unit
 
 
 def plural_words(table: Table) -> str:

@@ -54,13 +54,11 @@ def _counted(ctx: Context, table: Table) -> Source | None:
     counted (the comments on the tickets, the enrollments in the sections): the kind with the most
     rows, one without a status of its own first (a count of "its comments" then has one reading), and
     readable one record at a time."""
-    found = []
-    for child in ctx.schema.tables:
-        for fk in child.foreign_keys:
-            own = fk.references == table.name and child.name != table.name
-            if own and not fk.nullable and not fk.unique and fk.name in ctx.filterable(child):
-                rows = len(ctx.rows(child))
-                found.append((bool(ctx.schema.status_columns(child)), -rows, child.name, fk.name, child, fk))
+    found = [
+        (bool(ctx.schema.status_columns(child)), -ctx.total(child, {}), child.name, fk.name, child, fk)
+        for child, fk in ctx.children(table)
+        if child.name != table.name and not fk.nullable and not fk.unique and fk.name in ctx.filterable(child)
+    ]
     if not found:
         return None
     *_, child, fk = min(found, key=lambda f: f[:4])
