@@ -26,7 +26,7 @@ from typing import Any
 from pipeline.jobs.steps import Inputs, generate
 from pipeline.world.blueprint import list_domains
 
-TOP = ("case", "sweep")
+TOP = ("case", "sweep", "choice")
 
 
 def measure(domain: str, seed: int, scale: float) -> dict[str, Any]:
@@ -68,11 +68,12 @@ def main() -> None:
         + ")"
     )
     print(f"worlds with no level-5 task: {len(empty)} of {len(rows)}")
+    print(f"\ncells: {' + '.join(TOP)}")
     print("\n| domain | " + " | ".join(f"seed {s}" for s in args.seeds) + " |")
     print("|---|" + "---:|" * len(args.seeds))
     by = {(r["domain"], r["seed"]): r for r in rows}
     for domain in sorted({r["domain"] for r in rows}):
-        cells = [f"{by[domain, s]['case']} + {by[domain, s]['sweep']}" for s in args.seeds]
+        cells = [" + ".join(str(by[domain, s][f]) for f in TOP) for s in args.seeds]
         print(f"| {domain} | " + " | ".join(cells) + " |")
     for r in empty:
         reasons = {k: v for k, v in r["dropped"].items() if k.startswith(("no_", "domain_", "table_", "total_"))}

@@ -64,7 +64,7 @@ def test_the_report_answer_is_read_in_every_form_the_instruction_uses() -> None:
         {"total": 412.5, "refused": EXPECTED["refused"][:1]},
         {"total": 412.5, "refused": [*EXPECTED["refused"], EXPECTED["refused"][0]]},
         {"total": [412.5, 400], "refused": EXPECTED["refused"]},
-        {"total": 412.5},
+        {"total": 412.5},  # refusals expected: leaving them out is half the report
         EXPECTED["refused"],
         "412.50",
         None,
@@ -72,6 +72,8 @@ def test_the_report_answer_is_read_in_every_form_the_instruction_uses() -> None:
         assert not report_matches(EXPECTED, wrong), wrong
     nothing_refused = {"total": 10, "refused": []}
     assert report_matches(nothing_refused, {"total": "10.00", "refused": []})
+    assert report_matches(nothing_refused, {"total": 10})  # nothing refused: the list may be left out
+    assert not report_matches(nothing_refused, {"refused": []}) and as_report({"refused": []}) is None
     assert not report_matches(nothing_refused, {"total": 10, "refused": EXPECTED["refused"][:1]})
     assert as_report("not json {") is None and as_report("[" * 5000) is None
     assert check_answer(AnswerCheck(kind="report", expected=EXPECTED), json.dumps(EXPECTED)).passed

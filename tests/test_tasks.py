@@ -22,7 +22,7 @@ from pipeline.tasks.phrasing import Phrasebook
 from pipeline.tasks.proof import fingerprint, replay
 from tests.conftest import TEST_DOMAINS
 
-TOP = ("case", "sweep")
+TOP = ("case", "sweep", "choice")
 """The top-level families, level 5 alone, in registration order."""
 
 REFUSAL_FORMS = tuple(v.format() for v in Phrasebook.load().variants("common", "refusal_form"))

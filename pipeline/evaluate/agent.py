@@ -50,12 +50,15 @@ class Reference:
     calls: tuple[tuple[str, dict[str, Any]], ...]
     answer: Any
     literal: tuple[tuple[str, dict[str, Any]], ...] = ()
+    """What a literal reading of the request does: the reference plus the operation on every record a
+    rule of the world's policy forbids (the tools would carry it out); for the literal-compliance policy."""
     literal_answer: Any = None
     """What ignoring the policy answers, where the task records it (a sum over every record asked about)."""
     first_answer: Any = None
     """What taking the first records listed instead of the latest answers, where the task records it."""
-    """What a literal reading of the request does: the reference plus the operation on every record a
-    rule of the world's policy forbids (the tools would carry it out); for the literal-compliance policy."""
+    first_pick: tuple[int, int] | None = None
+    """(chosen, first listed) where the task chooses one record by what it comes to: the record a plain
+    listing shows first stands in for the chosen one."""
 
 
 @dataclass(frozen=True)

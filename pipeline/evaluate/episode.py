@@ -68,15 +68,33 @@ def reference_of(env: Any, task_id: str, surface: Surface | None = None) -> Refe
                 return Reference((), task["answer"])
         elif task.id == task_id:
             calls = [(c.tool, dict(c.arguments)) for c in task.solution]
-            literal = calls + _forbidden_calls(task)
+            literal = _literal_calls(task, calls)
             if surface is not None:
                 calls = [surface.call(tool, args) for tool, args in calls]
                 literal = [surface.call(tool, args) for tool, args in literal]
             knobs = task.knobs
+            first = (knobs.get("wrong_picks") or {}).get("first")
+            pick = (knobs["chosen"], first) if isinstance(first, int) and isinstance(knobs.get("chosen"), int) else None
             return Reference(
-                tuple(calls), task.answer, tuple(literal), knobs.get("literal_answer"), knobs.get("first_answer")
+                tuple(calls),
+                task.answer,
+                tuple(literal),
+                knobs.get("literal_answer"),
+                knobs.get("first_answer"),
+                pick,
             )
     raise ValueError(f"unknown task {task_id!r}")
+
+
+def _literal_calls(task: Any, calls: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, dict[str, Any]]]:
+    """What doing exactly what the request says does: the reference plus the operation on every record
+    the policy refuses; for a choice by what each record comes to, the operation on the one that would
+    come to the most with the staff rules ignored, instead of the policy's choice."""
+    op, chosen = task.knobs.get("operation"), task.knobs.get("chosen")
+    blind = (task.knobs.get("wrong_picks") or {}).get("policy")
+    if isinstance(op, str) and isinstance(chosen, int) and isinstance(blind, int):
+        calls = [(t, {**a, "id": blind}) if t == op and a.get("id") == chosen else (t, a) for t, a in calls]
+    return calls + _forbidden_calls(task)
 
 
 def _forbidden_calls(task: Any) -> list[tuple[str, dict[str, Any]]]:
@@ -85,7 +103,10 @@ def _forbidden_calls(task: Any) -> list[tuple[str, dict[str, Any]]]:
     op = task.knobs.get("operation")
     if not isinstance(op, str):
         return []
-    return [(op, {"id": r["id"]}) for r in expected_refusals(task.verifier.answer) if r.get("cannot") == "policy"]
+    second = task.knobs.get("second")  # a second request's record takes its own operation
+    other = (second["id"], second["operation"]) if isinstance(second, dict) else (None, op)
+    refused = [r for r in expected_refusals(task.verifier.answer) if r.get("cannot") == "policy"]
+    return [(other[1] if r["id"] == other[0] else op, {"id": r["id"]}) for r in refused]
 
 
 def is_procedural(env: Any) -> bool:

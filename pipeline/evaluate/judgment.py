@@ -124,7 +124,8 @@ class FirstCandidatePolicy:
     def agent(self, start: EpisodeStart) -> Agent:
         ref = reference_of_start(start, self.name)
         answer = ref.first_answer if ref.first_answer is not None else ref.answer
-        return FirstCandidateAgent([(t, dict(a)) for t, a in ref.calls], answer)
+        swap = dict([ref.first_pick]) if ref.first_pick is not None else {}
+        return FirstCandidateAgent([(t, dict(a)) for t, a in ref.calls], answer, swap=swap)
 
 
 @dataclass

@@ -19,6 +19,7 @@ from pipeline.tasks.families import (
     aggregate,
     bulk_update,
     case,
+    choice,
     conditional,
     count,
     create,
@@ -96,10 +97,11 @@ FAMILIES: dict[str, Family] = {
             quote,
             case,
             sweep,
+            choice,
         ),
     )
 }
 
-JUDGMENT_FAMILIES = ("request", "quote", "case", "sweep")
+JUDGMENT_FAMILIES = ("request", "quote", "case", "sweep", "choice")
 """Families judged against the world's policy: their levels grow in records covered and rules
 applied, not in calls (a refusal takes fewer calls than the operation it refuses)."""
