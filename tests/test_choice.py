@@ -21,6 +21,7 @@ from pipeline.policy.check import blocking_rule
 from pipeline.policy.fees import refund_of
 from pipeline.policy.model import Policy
 from pipeline.runtime.task import Task
+from pipeline.tasks.check import check_bundle
 from pipeline.tools.executor import open_copy
 from pipeline.tools.specs import TransitionTool
 
@@ -67,7 +68,7 @@ def test_every_shortcut_scores_zero(env: Environment) -> None:
         answer = task.answer
         picks = sorted(set(task.knobs["wrong_picks"].values()))
         assert picks and task.knobs["chosen"] not in picks
-        assert len(task.knobs["traps"]) >= 2 and {"policy", "waiver", "cap"} & set(task.knobs["traps"])
+        assert "first" in task.knobs["traps"] and {"policy", "waiver", "cap"} & set(task.knobs["traps"])
         for pick in picks:  # a shortcut's record instead of the right one, with the right total
             assert _play(env, task, _swapped(task, pick), answer) == 0.0, (task.id, pick)
         every = [*_reference(task), *[(task.knobs["operation"], {"id": p}) for p in picks]]
@@ -116,3 +117,12 @@ def test_the_choice_is_the_largest_refund_the_policy_allows(env: Environment) ->
             assert sorted(back.values())[-2:].count(back[best]) == 1  # one best, no tie
     finally:
         conn.close()
+
+
+def test_the_exploit_library_attacks_every_choice_from_the_bundle_alone(env: Environment) -> None:
+    """``synthenv check``'s run: every choice task proven, and its two exploits tried on each."""
+    report = check_bundle(env.bundle.path)
+    assert report.ok, report.failures
+    assert sum(report.exploits.passed.values()) == 0
+    tasks = len(_choices(env))
+    assert report.exploits.tasks["other_choice"] == report.exploits.tasks["every_candidate"] == tasks

@@ -13,7 +13,8 @@ A candidate is built only where the shortcuts pick another record: the one that 
 most if the staff rules were ignored (``policy``), the one with the most paid on it with the fee kept
 on every record (``waiver``: the waiver ranks a lower payment first), the one first listed
 (``first``), the latest one (``latest``), or one the cap holds back (``cap``); at least two of them
-differ from the choice, and no two candidates that may go through come to the same amount.
+differ from the choice, always the first listed and one of the policy's three, and no two candidates
+that may go through come to the same amount.
 
 Knobs: ``records`` (the person's records the operation's status allows: the candidates weighed),
 ``refused`` (those a staff rule or the cap keeps back), ``policy_rules`` (rules relied on),
@@ -59,8 +60,9 @@ NAME = "choice"
 KNOBS = ("records", "refused", "policy_rules", "candidates", "computed", "preference", "traps", "extra_wish")
 LEVELS: dict[int, dict[str, Any]] = {5: {"records": 2, "traps": 2}}
 """The top level only. ``records``: at least this many of the person's records the operation's status
-allows (the candidates weighed); ``traps``: at least this many shortcuts pick another record, one of
-them the policy's (a staff rule, the waiver or the cap decides the choice)."""
+allows (the candidates weighed); ``traps``: at least this many shortcuts pick another record: always
+the first one listed (taking the first candidate is wrong) and one of the policy's (a staff rule, the
+waiver or the cap decides the choice)."""
 MAX_RECORDS = 6
 """At most this many candidates: each costs the reads that judge it and show what was paid on it."""
 JUDGED = ("policy", "waiver", "cap")
@@ -131,6 +133,7 @@ def _build(
     back: dict[Any, Decimal] = {}  # what each record that may go through comes to
     blind: dict[Any, Decimal] = {}  # what each candidate would come to, the staff rules ignored
     kept: dict[Any, Decimal] = {}  # with the fee kept on every record (the waiver missed)
+    shown: dict[Any, set[Decimal]] = {}  # the amounts a tool shows on each record
     refused = 0
     for row in pool:
         kind, _ = _decide(ctx, op, table, row)
@@ -140,6 +143,7 @@ def _build(
             raise Skip("too_many_amounts")
         free, held = waived(ctx, op, row)
         blind[row["id"]] = comes_to(ctx, op, values, free)
+        shown[row["id"]] = set(values)
         kept[row["id"]] = comes_to(ctx, op, values)
         if kind != "allowed":
             refused += 1
@@ -159,6 +163,8 @@ def _build(
     chosen = _unique_best(back)
     if chosen is None or back[chosen] == 0:
         raise Skip("no_single_best")
+    if back[chosen] in shown[chosen]:
+        raise Skip("total_not_computed")  # an amount a tool shows is the answer: copying it would do
     allowed_ids = set(back)
     picks = {
         "policy": _unique_best(blind),
@@ -168,7 +174,7 @@ def _build(
         "cap": _unique_best({i: v for i, v in blind.items() if i not in back and i in _allowed(ctx, op, table, pool)}),
     }
     wrong = {k: v for k, v in picks.items() if v is not None and v != chosen}
-    if len(wrong) < spec["traps"] or not any(k in wrong for k in JUDGED):
+    if len(wrong) < spec["traps"] or "first" not in wrong or not any(k in wrong for k in JUDGED):
         raise Skip("shortcuts_agree")
     calls.append(op_call(op, chosen))
     staff = False  # every operation with a fee line is one a customer asks for (cancel, refund, return, ...)
