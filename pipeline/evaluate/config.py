@@ -19,8 +19,9 @@ from typing import Any, Literal
 
 from pipeline.surface import ANSWER_TOOL, OBSERVATION_BUDGET
 
-CONFIG_VERSION = "agent-loop/6"
-"""``agent-loop/6``: the refusal form says ``id`` is a record's "id" number as the tools show it, never
+CONFIG_VERSION = "agent-loop/7"
+"""``agent-loop/7``: the answer forms name the object a choice asks for too (a total alone).
+``agent-loop/6``: the refusal form says ``id`` is a record's "id" number as the tools show it, never
 its code or name. ``agent-loop/5``: the answer forms name the JSON object a top-level request asks for (a total with
 the parts refused). ``agent-loop/4``: the system text carries the world's policy and the refusal form
 names ``policy`` and partial compliance (one refusal object per record refused). ``agent-loop/3``: the tools are

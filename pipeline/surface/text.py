@@ -34,7 +34,8 @@ ANSWER_FORMS = (
     "Answer with the value asked for and nothing else: one number (digits, no units), one text value "
     "(yes or no for a yes/no question), one date as YYYY-MM-DD, or several items, one per line or as a "
     'JSON list (["a", "b"]), in the order asked when an order is asked. When the request asks for a JSON '
-    'object (a total with the parts refused, {"total": ..., "refused": [...]}), answer with that object. '
+    'object (a total, {"total": ...}, or a total with the parts refused, {"total": ..., "refused": [...]}), '
+    "answer with that object. "
     "When the request only asks for changes, answer with a short confirmation such as done."
 )
 
