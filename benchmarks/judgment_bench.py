@@ -5,7 +5,8 @@ policy rules relied on, computed values, candidates and partial-compliance share
 judged families, how often the policy's cap on one request's refunds holds a record back); then
 plays the reference and the three scripted policies without judgment (literal, first_candidate,
 no_computation) and reports their pass rate per level beside it. The policy itself is measured
-too: rules per kind, and its size in bytes. Level 5 is the judgment-only top (``case``, ``sweep``).
+too: rules per kind, and its size in bytes. Level 5 is the judgment-only top (``case``, ``sweep``,
+``choice``).
 
 Run: ``.venv/bin/python benchmarks/judgment_bench.py [--scale S] > benchmarks/JUDGMENT.md`` (37 s
 wall for the eight bundles at scale 1 on 2 cores, load 1.1). ``--scale`` multiplies every table's

@@ -71,6 +71,18 @@ def test_a_refusal_and_a_goal_reached_on_the_same_record_conflict(store_specs: d
     assert [(c.refusing, c.reaching) for c in conflicts([partial, reaching], store_specs)] == [
         ("request-000", "workflow-000")
     ]
+    # A second request in the same message refuses its record its own operation (its own status goal).
+    other = next(s for s in store_specs.values() if s.kind == "transition" and s.to and s.to != op.to)
+    both = _task(
+        "case-000",
+        [ToolCall(tool=op.name, arguments={"id": 9})],
+        {"operation": op.name, "second": {"operation": other.name, "id": 7}},
+        {"cannot": "policy", "id": 7, "value": "P1"},
+    )
+    assert [(c.table, c.record, c.status) for c in claims(both, store_specs) if c.refused] == [
+        (other.table, 7, str(other.to))
+    ]
+    assert conflicts([both, reaching], store_specs) == []  # 7 reached op's goal; the refusal was of another
 
 
 def test_the_build_drops_a_task_expecting_the_opposite_of_one_kept(store_specs: dict[str, ToolSpec]) -> None:

@@ -8,7 +8,8 @@ to refuse: one of the two rewards punishes correct behaviour. "Close the claim" 
 under review while "get it to closed" expects deny, then close, on the same claim is such a pair.
 
 :func:`claims` reads what one task expects of each (table, record, status) from the task record
-alone: refusals from its expected answer and the operation it asks for (``knobs["operation"]``),
+alone: refusals from its expected answer and the operation it asks for (``knobs["operation"]``, or
+for the record of a second request in the same message, that request's, ``knobs["second"]``),
 goals reached from every status write of its reference (the steps on the way included: a
 refusal to deny a claim is contradicted by a path that denies it on the way to closed).
 :func:`conflicts` pairs a refusal with a goal reached on the same record and status by another
@@ -66,11 +67,13 @@ def claims(task: Task, specs: Mapping[str, ToolSpec]) -> list[Claim]:
     """Every (table, record, status) the task expects refused or reached, from its record alone."""
     out: list[Claim] = []
     op = specs.get(str(task.knobs.get("operation")))
-    if isinstance(op, TransitionTool):
-        for item in expected_refusals(task.verifier.answer):
-            kind, record = item.get("cannot"), item.get("id")
-            if kind in REFUSALS_OF_A_GOAL and isinstance(record, int):
-                out.append(Claim(task.id, op.table, record, str(op.to), str(kind)))
+    second = task.knobs.get("second")  # a second request's record is refused its own operation
+    other = specs.get(str(second.get("operation"))) if isinstance(second, dict) else None
+    for item in expected_refusals(task.verifier.answer):
+        kind, record = item.get("cannot"), item.get("id")
+        refused = other if isinstance(second, dict) and record == second.get("id") else op
+        if isinstance(refused, TransitionTool) and kind in REFUSALS_OF_A_GOAL and isinstance(record, int):
+            out.append(Claim(task.id, refused.table, record, str(refused.to), str(kind)))
     for call in task.solution:
         spec = specs.get(call.tool)
         record = call.arguments.get("id")
