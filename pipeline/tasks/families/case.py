@@ -130,19 +130,13 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
     staff = op.name.split("_")[0] not in CUSTOMER_VERBS
     # A staff rule must refuse something: one of the records, else the second request.
     ruled = any(kind == "policy" for kind, _ in found.decisions)
-    second = _second(ctx, rng, found, staff, fee is not None, None if ruled else "policy")
+    second = second_request(ctx, rng, found, staff, fee is not None, None if ruled else "policy")
     if not ruled and second is None:
         raise Skip("no_policy_refusal")
     literal_refused = [r for r in refused if r["cannot"] != "policy"]
     ours = len(refused)  # the first part's refusals; the second request's follows
-    if second is not None:
-        rules |= base_rules(ctx, second.op, second.table)
-        calls += [c for c in second.finding if not _listed(c, calls)]
-        judge(ctx, second.op, second.row, second.kind, calls, deciding, rules)
-        if second.kind == "allowed":
-            calls.append(op_call(second.op, second.row["id"]))
-        elif (one := refusal(second.op, second.row, second.kind, second.rule)) is not None:
-            refused.append(one)
+    if second is not None and (one := judge_second(ctx, second, calls, deciding, rules)) is not None:
+        refused.append(one)
     mine = "their" if staff else "our" if org else "my"
     whole = len(chosen) == len(found.mine)  # all they have: "latest" would hint at others
     form = "many" if not whole else "both" if len(chosen) == 2 else "all"
@@ -244,7 +238,7 @@ class Second:
     owned: int
 
 
-def _second(
+def second_request(
     ctx: Context, rng: random.Random, found: Subject, staff: bool, refunds: bool, want: str | None = None
 ) -> Second | None:
     """The person's latest record of another table they own and an operation on it the policy
@@ -285,6 +279,21 @@ def _second(
             taken.add((table.name, owner, op.name))
             return Second(table, op, row, kind, rule, finding, len(mine))
     return None
+
+
+def judge_second(
+    ctx: Context, second: Second, calls: list[ToolCall], deciding: list[int], rules: set[str]
+) -> dict[str, Any] | None:
+    """The reference's part for a second request: the reads that find the record (unless an earlier
+    call already listed them), the reads its staff rules need, then the operation where the policy
+    lets it through (appended to ``calls``, ``deciding`` and ``rules``); its refusal object, or None."""
+    rules |= base_rules(ctx, second.op, second.table)
+    calls += [c for c in second.finding if not _listed(c, calls)]
+    judge(ctx, second.op, second.row, second.kind, calls, deciding, rules)
+    if second.kind == "allowed":
+        calls.append(op_call(second.op, second.row["id"]))
+        return None
+    return refusal(second.op, second.row, second.kind, second.rule)
 
 
 def _listed(call: ToolCall, calls: list[ToolCall]) -> bool:

@@ -35,7 +35,7 @@ from pipeline.runtime.verify import AnswerCheck
 from pipeline.tasks.context import Context
 from pipeline.tasks.families._common import op_call, operations
 from pipeline.tasks.families._settle import MAX_ITEMS, amounts, comes_to, paid_on, waived
-from pipeline.tasks.families.case import _listed, _second
+from pipeline.tasks.families.case import judge_second, second_request
 from pipeline.tasks.families.request import (
     OWNERS,
     Path,
@@ -49,7 +49,6 @@ from pipeline.tasks.families.request import (
     base_rules,
     extra_wish,
     judge,
-    refusal,
 )
 from pipeline.tasks.model import Candidate, Skip
 from pipeline.tasks.phrasing import sentence
@@ -186,18 +185,13 @@ def _build(
         ctx.phrases.render(rng, "request", "hello_org" if org else "hello", who=who),
         ctx.phrases.render(rng, NAME, "wish", action=_action(op, table, one_of), verb=_verb(op, table), me=me),
     ]
-    # A second wish about a record of another kind (:func:`case._second`), judged by the policy too.
+    # A second wish about a record of another kind (:func:`case.second_request`), judged by the policy too.
     row = next(r for r in pool if r["id"] == chosen)
     found = Subject(table, len(mine), listing, op, person, prow, [row], [("allowed", None)], mine)
-    second = _second(ctx, rng, found, staff, True)
+    second = second_request(ctx, rng, found, staff, True)
     refusals: list[dict[str, Any]] = []
     if second is not None:
-        rules |= base_rules(ctx, second.op, second.table)
-        calls += [c for c in second.finding if not _listed(c, calls)]
-        judge(ctx, second.op, second.row, second.kind, calls, deciding, rules)
-        if second.kind == "allowed":
-            calls.append(op_call(second.op, second.row["id"]))
-        elif (one := refusal(second.op, second.row, second.kind, second.rule)) is not None:
+        if (one := judge_second(ctx, second, calls, deciding, rules)) is not None:
             refusals.append(one)
         latest_one = ctx.phrases.render(rng, "request", "one", noun=second.table.noun, my=mine_word)
         text.append(ctx.phrases.render(rng, "case", "second", action=_action(second.op, second.table, latest_one)))
