@@ -203,7 +203,8 @@ def _build(
         text.append(ctx.phrases.render(rng, NAME, "answer"))
     else:
         text.append(ctx.phrases.render(rng, NAME, "refund", me=me))
-        text.append(ctx.phrases.render(rng, "case", "answer", noun=f"{table.noun} or {second.table.noun}"))
+        # Only the second record can be refused: the records not chosen were not asked for.
+        text.append(ctx.phrases.render(rng, "case", "answer", noun=second.table.noun))
     expected: dict[str, Any] = {"total": float(round(back[chosen], 2))}
     if second is not None:
         expected["refused"] = refusals
