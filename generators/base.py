@@ -14,8 +14,8 @@ A family module under ``generators/families/<category>/`` defines, in this order
                   extracted answer with ``item["answer"]`` according to ``ANSWER_KIND``
 ``FAMILY``        ``Family(...)`` tying the above together
 
-Seeds are derived by a stable hash of (family, config, seed, index) so that streams of
-different seeds never overlap and nothing depends on ``PYTHONHASHSEED``.
+Item seeds pack (seed, index) beside a stable hash of (family, config) (``derive_seed``) so
+that streams of different seeds never overlap and nothing depends on ``PYTHONHASHSEED``.
 """
 
 from __future__ import annotations
@@ -28,9 +28,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
-GENERATOR_VERSION = "1.2.0"
+GENERATOR_VERSION = "2.0.0"
 """Goes up when any family's items for a given seed change (1.1.0: n_queens and graph_coloring;
-1.2.0: count_bits and family_relationships), so a manifest tells which items a seed meant."""
+1.2.0: count_bits and family_relationships; 1.3.0: gcd_lcm, tower_of_hanoi level 2,
+quantum_lock level 0; 2.0.0: every family, item seeds packed instead of hashed per item, see
+``derive_seed``), so a manifest tells which items a seed meant."""
 
 AnswerKind = Literal["int", "number", "text", "exact", "list", "set"]
 """How the default scorer compares an extracted answer with the gold one.
@@ -152,10 +154,41 @@ def stable_seed(*parts: object) -> int:
     return int.from_bytes(hashlib.sha256("/".join(map(str, parts)).encode("utf-8")).digest()[:8], "big")
 
 
-def derive_seed(family: str, config: Mapping[str, Any], seed: int, index: int) -> int:
-    """A 64-bit seed from a stable hash, so ``(s, i + 1)`` never equals ``(s + 1, i)``."""
-    payload = canonical_json({"family": family, "config": dict(config), "seed": seed, "index": index})
+PACKED_LIMIT = 1 << 64
+"""Seeds and indices below this are packed into the item seed as they are."""
+_HASHED = 1 << 192
+"""Item seeds at or above this come from a hash of the whole payload (a seed or index out of
+the packed range, a bool): they cannot meet a packed seed, which stays below it."""
+
+
+def stream_key(family: str, config: Mapping[str, Any]) -> int:
+    """64 bits of SHA-256 over the canonical JSON of (config, family): the stream's own part
+    of every item seed, hashed once per (family, config) rather than once per item."""
+    payload = canonical_json({"config": dict(config), "family": family})
     return int.from_bytes(hashlib.sha256(payload.encode()).digest()[:8], "big")
+
+
+def _hashed_seed(family: str, config: Mapping[str, Any], seed: Any, index: Any) -> int:
+    payload = canonical_json({"family": family, "config": dict(config), "seed": seed, "index": index})
+    return _HASHED | int.from_bytes(hashlib.sha256(payload.encode()).digest(), "big") << 193
+
+
+def derive_seed(family: str, config: Mapping[str, Any], seed: int, index: int) -> int:
+    """The item seed: ``stream_key | seed << 64 | index << 128``, one to one in (stream, seed,
+    index), so ``(s, i + 1)`` never equals ``(s + 1, i)`` and two streams meet only if their
+    64-bit keys do.
+
+    Packing rather than hashing each item is what makes it cheap: the Mersenne Twister takes
+    an int seed of any size in the same time (``init_by_array`` runs over its 624 words
+    whatever the key's length), and a SHA-256 per item cost more than the rest of the seeding
+    besides. ``random.Random(n)`` is defined on ``abs(n)``'s 32-bit words, so the same int
+    gives the same stream on every platform and Python; nothing here uses the salted
+    ``hash()``. Seeds or indices outside ``[0, 2**64)`` and non-int ones (bools) are hashed
+    whole instead, above every packed value.
+    """
+    if type(seed) is int and type(index) is int and 0 <= seed < PACKED_LIMIT and 0 <= index < PACKED_LIMIT:
+        return stream_key(family, config) | seed << 64 | index << 128
+    return _hashed_seed(family, config, seed, index)
 
 
 def rng_for(family: str, config: Mapping[str, Any], seed: int, index: int) -> random.Random:
@@ -163,20 +196,16 @@ def rng_for(family: str, config: Mapping[str, Any], seed: int, index: int) -> ra
 
 
 class SeedStream:
-    """``derive_seed`` for one (family, config), serialising the config once, not per item.
+    """``derive_seed`` for one (family, config), with the stream key hashed once, not per item."""
 
-    The payload is byte for byte the one ``derive_seed`` hashes (canonical JSON, keys
-    sorted: config, family, index, seed), so both give the same seeds; only the fixed
-    part is built ahead.
-    """
-
-    __slots__ = ("prefix",)
+    __slots__ = ("config", "family", "key")
 
     def __init__(self, family: str, config: Mapping[str, Any]) -> None:
-        self.prefix = '{"config":' + canonical_json(dict(config)) + ',"family":' + canonical_json(family) + ',"index":'
+        self.family = family
+        self.config = dict(config)
+        self.key = stream_key(family, self.config)
 
     def seed(self, seed: int, index: int) -> int:
-        if type(seed) is not int or type(index) is not int:  # bools, int subclasses: the slow, exact path
-            raise TypeError("SeedStream takes plain ints")
-        payload = f'{self.prefix}{index},"seed":{seed}}}'
-        return int.from_bytes(hashlib.sha256(payload.encode()).digest()[:8], "big")
+        if type(seed) is int and type(index) is int and 0 <= seed < PACKED_LIMIT and 0 <= index < PACKED_LIMIT:
+            return self.key | seed << 64 | index << 128
+        return _hashed_seed(self.family, self.config, seed, index)

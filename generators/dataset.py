@@ -18,7 +18,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, overload
 
-from generators.base import GENERATOR_VERSION, Family, Knobs, SeedStream, canonical_json, derive_seed
+from generators.base import GENERATOR_VERSION, PACKED_LIMIT, Family, Knobs, SeedStream, canonical_json, derive_seed
 from generators.difficulty import check_difficulty, interpolate_knobs
 from generators.fastrandom import FastRandom
 from generators.registry import get_family
@@ -172,7 +172,7 @@ class Dataset(Sequence[dict[str, Any]]):
 
 
 _STREAMS: dict[tuple[str, Knobs], tuple[dict[str, Any], SeedStream]] = {}
-"""Per (family, knobs): the knob dict and seed prefix, built once rather than per item."""
+"""Per (family, knobs): the knob dict and stream key, built once rather than per item."""
 _MAX_STREAMS = 1024
 
 
@@ -201,7 +201,6 @@ def _stream(family: Family, config: Knobs) -> tuple[dict[str, Any], SeedStream |
 
 _LOCAL = threading.local()
 _C_SEED = _random.Random.seed
-_sha256 = hashlib.sha256
 
 
 def _seeded(seed: int) -> random.Random:
@@ -228,11 +227,15 @@ def make_item(
     depends on the knobs only, so difficulty 2.0 and level 2 give the same question.
     """
     knobs, stream = _stream(family, config)
-    if stream is not None and type(seed) is int and type(index) is int:
-        # SeedStream.seed inline (the same payload and hash): this runs once per item.
-        payload = f'{stream.prefix}{index},"seed":{seed}}}'
-        item_seed = int.from_bytes(_sha256(payload.encode()).digest()[:8], "big")
-    else:  # bools, int subclasses, unhashable knobs: the slow, exact path
+    if (
+        stream is not None
+        and type(seed) is int
+        and type(index) is int
+        and 0 <= seed < PACKED_LIMIT
+        and 0 <= index < PACKED_LIMIT
+    ):
+        item_seed = stream.key | seed << 64 | index << 128  # SeedStream.seed inline: once per item
+    else:  # bools, int subclasses, out-of-range ints, unhashable knobs: the general path
         item_seed = derive_seed(family.name, knobs, seed, index)
     rng = _LOCAL.__dict__.get("rng")
     if rng is None:

@@ -9,6 +9,7 @@ quadratic scorer (seconds, not milliseconds).
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections.abc import Mapping
@@ -18,7 +19,7 @@ from typing import Any, ClassVar
 import pytest
 from generators_sweep import GRID
 
-from generators import soundness
+from generators import priors, registry, soundness
 from generators.answers import extract_answer
 from generators.base import Family, Knobs, Problem
 
@@ -26,9 +27,21 @@ IDS = [f"{name}-L{level}" for name, level in GRID]
 LOADED_MACHINE_LIMIT = 0.5
 
 
+SMALL_SAMPLE = 16
+
+
+def small_sample_slack(name: str) -> float:
+    """Allowance over the constant bound on ``SMALL_SAMPLE`` items: 0.15, or three standard
+    errors of a share at the bound where that is more (0.30 at 0.10). Sixteen items cannot
+    judge a prior (acre, balanced over 600 items, shows 10 of 16 'on' at one seed); the
+    bound itself is judged on 120 and 500 items in ``test_generators_priors.py``."""
+    bound = priors.constant_bound(registry.get_family(name).choices)
+    return max(0.15, 3 * math.sqrt(bound * (1 - bound) / SMALL_SAMPLE))
+
+
 @pytest.mark.parametrize(("name", "level"), GRID, ids=IDS)
 def test_gold_junk_and_constants(name: str, level: int) -> None:
-    report = soundness.check_family(name, level, size=16, huge=False, constant_slack=0.15)
+    report = soundness.check_family(name, level, size=SMALL_SAMPLE, huge=False, constant_slack=small_sample_slack(name))
     assert report.items > 0 and report.ok, report.problems
 
 

@@ -89,11 +89,13 @@ def score(answer_text: str, item: Mapping[str, Any]) -> float:
 
 
 def wrong_answers(item: Mapping[str, Any]) -> list[str]:
-    """The integrand itself, and the antiderivative without its division by the new power."""
+    """The integrand itself, and the antiderivative without its division by the new power
+    (doubled instead where every power is 0, as undivided it would be the gold)."""
     meta = item["metadata"]
     var = str(meta["variable"])
     want = _integrand(meta)
-    undivided = {p + 1: c for p, c in want.items()}
+    scale = 2 if set(want) <= {0} else 1
+    undivided = {p + 1: scale * c for p, c in want.items()}
     return [format_polynomial(want, var), format_polynomial(undivided, var) + " + C"]
 
 

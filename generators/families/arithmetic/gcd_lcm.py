@@ -2,6 +2,12 @@
 
 Numbers share a planted common factor so the GCD is rarely 1; harder levels use more and
 larger numbers and mix GCD with LCM questions.
+
+The common factor is drawn up to twice ``isqrt(max_value)`` (:func:`factor_limit`), not up
+to ``isqrt(max_value)``: a small factor range piles the GCDs on a few small values, and a
+constant answer would farm them. Enumerating every draw at level 0 (two numbers up to 120,
+GCD only), the most frequent answer, 6, is the gold with probability 0.0429 (0.0857 with
+the factor up to ``isqrt``); ``tests/generators/test_exact_priors.py`` recomputes it.
 """
 
 from __future__ import annotations
@@ -41,9 +47,15 @@ LEVELS = (
 )
 
 
+def factor_limit(max_value: int) -> int:
+    """The largest planted common factor: ``2 * isqrt(max_value)``, capped at half of it so that
+    every number (the factor times at least 2) stays within ``max_value``."""
+    return max(1, min(2 * math.isqrt(max_value), max_value // 2))
+
+
 def generate(config: Config, rng: random.Random) -> Problem:
     mode = config.mode if config.mode != "mixed" else rng.choice(("gcd", "lcm"))
-    common = rng.randint(1, max(1, math.isqrt(config.max_value)))
+    common = rng.randint(1, factor_limit(config.max_value))
     limit = max(2, config.max_value // common)
     numbers = [common * rng.randint(2 if limit >= 2 else 1, limit) for _ in range(config.count)]
     if mode == "gcd":
