@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -64,22 +65,21 @@ def test_exploits_score_zero_through_the_agents_own_entry_point(store_bundle: Pa
     from pipeline.tasks.proof import fingerprint
 
     env = Environment.from_bundle(store_bundle)
-    scratch = scratch_for(env.bundle.state_bytes)
-    tried = 0
-    for task in env.tasks:
-        probe = Probe(task, env.executor, env.bundle.state_bytes, scratch)
-        gold = _state(env, task.solution)
-        for name in ("perturbed_answer", "stuffed_answer", "wrong_row", "collateral_write"):
-            for attempt in list(REGISTRY[name].attempts(probe))[:3]:
-                env.reset(task_id=task.id)
-                results = [env.step(call.model_dump())[0]["type"] for call in attempt.calls]
-                if any(results[i] != "tool_result" for i in attempt.required):
-                    continue
-                if attempt.unless_gold_state and fingerprint(env._session.conn, env.schema) == gold:
-                    continue
-                tried += 1
-                assert env.step({"answer": attempt.answer})[1] == 0.0, (task.id, name, attempt)
-    scratch.close()
+    with closing(scratch_for(env.bundle.state_bytes)) as scratch:
+        tried = 0
+        for task in env.tasks:
+            probe = Probe(task, env.executor, env.bundle.state_bytes, scratch)
+            gold = _state(env, task.solution)
+            for name in ("perturbed_answer", "stuffed_answer", "wrong_row", "collateral_write"):
+                for attempt in list(REGISTRY[name].attempts(probe))[:3]:
+                    env.reset(task_id=task.id)
+                    results = [env.step(call.model_dump())[0]["type"] for call in attempt.calls]
+                    if any(results[i] != "tool_result" for i in attempt.required):
+                        continue
+                    if attempt.unless_gold_state and fingerprint(env._session.conn, env.schema) == gold:
+                        continue
+                    tried += 1
+                    assert env.step({"answer": attempt.answer})[1] == 0.0, (task.id, name, attempt)
     assert tried > len(env.tasks)
 
 

@@ -7,6 +7,7 @@ import json
 import re
 import shutil
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -23,9 +24,9 @@ runner = CliRunner()
 
 
 def _counts(bundle: Path) -> dict[str, int]:
-    conn = sqlite3.connect(bundle / "state.sqlite")
-    names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
-    return {n: conn.execute(f'SELECT count(*) FROM "{n}"').fetchone()[0] for n in names}
+    with closing(sqlite3.connect(bundle / "state.sqlite")) as conn:
+        names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        return {n: conn.execute(f'SELECT count(*) FROM "{n}"').fetchone()[0] for n in names}
 
 
 def _connect(path: str = ":memory:"):
@@ -46,8 +47,8 @@ def test_parquet_export_keeps_rows_and_types(store_bundle: Path, tmp_path: Path)
         ).fetchall()
     )
     assert types["placed_at"] == "TIMESTAMP" and types["total"] == "DOUBLE"
-    source = sqlite3.connect(store_bundle / "state.sqlite")
-    expected = source.execute("SELECT round(sum(total), 2), min(placed_at) FROM orders").fetchone()
+    with closing(sqlite3.connect(store_bundle / "state.sqlite")) as source:
+        expected = source.execute("SELECT round(sum(total), 2), min(placed_at) FROM orders").fetchone()
     got = con.execute(
         "SELECT round(sum(total), 2), strftime(min(placed_at), '%Y-%m-%dT%H:%M:%S') FROM read_parquet(?)",
         [str(tmp_path / "orders.parquet")],
@@ -90,7 +91,7 @@ def test_export_refuses_bad_input(store_bundle: Path, tmp_path: Path) -> None:
     assert result.exit_code == 2 and "unknown format" in result.output
     copy = tmp_path / "tampered"
     shutil.copytree(store_bundle, copy)
-    with sqlite3.connect(copy / "state.sqlite") as conn:
+    with closing(sqlite3.connect(copy / "state.sqlite")) as conn, conn:  # the inner `with` commits
         conn.execute("UPDATE customers SET city = 'Nowhere' WHERE id = 1")
     result = runner.invoke(app, ["export", str(copy), "--format", "parquet", "--out", str(tmp_path / "x")])
     assert result.exit_code == 4 and "modified" in result.output  # refused

@@ -8,6 +8,8 @@ import sqlite3
 import statistics
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import closing
 from datetime import datetime
 from pathlib import Path
 
@@ -27,11 +29,12 @@ def _sha(path: Path) -> str:
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory) -> tuple:
+def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple]:
     """online_store with about a thousand order lines: enough rows for distributions to show."""
     schema = build_schema(load_blueprint("online_store"))
     path = populate(schema, 5, tmp_path_factory.mktemp("store") / "s.sqlite", scale_for_rows(schema, 1200)).path
-    return schema, sqlite3.connect(path)
+    with closing(sqlite3.connect(path)) as conn:
+        yield schema, conn
 
 
 @pytest.mark.parametrize("domain", list_domains())
@@ -39,9 +42,9 @@ def test_population_satisfies_every_constraint(domain: str, tmp_path: Path) -> N
     schema = build_schema(load_blueprint(domain))
     result = populate(schema, 3, tmp_path / "s.sqlite")
     assert check_state(schema, result.path, result.clock) == []
-    conn = sqlite3.connect(result.path)
-    for table in schema.tables:
-        assert conn.execute(f'SELECT count(*) FROM "{table.name}"').fetchone()[0] == result.rows[table.name] > 0
+    with closing(sqlite3.connect(result.path)) as conn:
+        for table in schema.tables:
+            assert conn.execute(f'SELECT count(*) FROM "{table.name}"').fetchone()[0] == result.rows[table.name] > 0
 
 
 def test_sqlite_own_checks_catch_a_broken_row(tmp_path: Path) -> None:

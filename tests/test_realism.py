@@ -8,6 +8,7 @@ to find it, so the check cannot pass vacuously.
 from __future__ import annotations
 
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import numpy as np
@@ -80,11 +81,10 @@ def clinic(tmp_path_factory: pytest.TempPathFactory) -> tuple:
 def _broken(schema, path: Path, tmp: Path, *statements: str) -> list[str]:
     copy = tmp / "broken.sqlite"
     copy.write_bytes(path.read_bytes())
-    conn = sqlite3.connect(copy)
-    for sql in statements:
-        assert conn.execute(sql).rowcount >= 1, sql
-    conn.commit()
-    conn.close()
+    with closing(sqlite3.connect(copy)) as conn:
+        for sql in statements:
+            assert conn.execute(sql).rowcount >= 1, sql
+        conn.commit()
     return check_state(schema, copy, DEFAULT_CLOCK)
 
 
@@ -138,10 +138,10 @@ def test_a_history_that_does_not_tell_the_record_story_is_found(tmp_path: Path) 
     assert h is not None
     subject = schema.table(h.of)
     values = subject.column(h.status).values or ()
-    conn = sqlite3.connect(path)
-    last = conn.execute(
-        f'SELECT id, "{h.target}" FROM "{history.name}" ORDER BY "{h.at}" DESC, id DESC LIMIT 1'
-    ).fetchone()
+    with closing(sqlite3.connect(path)) as conn:
+        last = conn.execute(
+            f'SELECT id, "{h.target}" FROM "{history.name}" ORDER BY "{h.at}" DESC, id DESC LIMIT 1'
+        ).fetchone()
     other = next(v for v in values if v != last[1])
     problems = _broken(
         schema, path, tmp_path, f'UPDATE "{history.name}" SET "{h.target}" = \'{other}\' WHERE id = {last[0]}'
@@ -154,8 +154,8 @@ def test_a_history_that_does_not_tell_the_record_story_is_found(tmp_path: Path) 
 
 def test_status_times_follow_the_lifecycle(clinic) -> None:
     _, path = clinic
-    conn = sqlite3.connect(path)
-    rows = conn.execute("SELECT status, booked_at, checked_in_at, completed_at FROM appointments").fetchall()
+    with closing(sqlite3.connect(path)) as conn:
+        rows = conn.execute("SELECT status, booked_at, checked_in_at, completed_at FROM appointments").fetchall()
     for status, booked, checked_in, completed in rows:
         if status == "completed":
             assert booked <= checked_in <= completed
@@ -169,21 +169,24 @@ def test_status_times_follow_the_lifecycle(clinic) -> None:
 def test_a_period_label_bounds_the_birth_year(tmp_path: Path) -> None:
     schema = build_schema(load_blueprint("museum_collections"))
     path = populate(schema, 4, tmp_path / "m.sqlite", scale_for_rows(schema, 3000)).path
-    conn = sqlite3.connect(path)
-    years = dict(conn.execute("SELECT movement, min(birth_year) FROM artists GROUP BY movement").fetchall())
+    with closing(sqlite3.connect(path)) as conn:
+        years = dict(conn.execute("SELECT movement, min(birth_year) FROM artists GROUP BY movement").fetchall())
+        young = conn.execute(
+            "SELECT count(*) FROM artworks w JOIN artists a ON a.id = w.artist_id "
+            "WHERE w.creation_year < a.birth_year + 15"
+        ).fetchone()[0]
     assert years["contemporary"] >= 1935 and years["renaissance"] < 1600
-    assert not conn.execute(
-        "SELECT count(*) FROM artworks w JOIN artists a ON a.id = w.artist_id WHERE w.creation_year < a.birth_year + 15"
-    ).fetchone()[0]
+    assert not young
 
 
 def test_products_are_named_for_their_category(tmp_path: Path) -> None:
     schema = build_schema(load_blueprint("online_store"))
     path = populate(schema, 3, tmp_path / "o.sqlite", scale_for_rows(schema, 600)).path
     vocab = load_vocab("store_product")
-    pairs = sqlite3.connect(path).execute(
-        "SELECT c.name, p.title FROM products p JOIN categories c ON c.id = p.category_id"
-    )
+    with closing(sqlite3.connect(path)) as conn:
+        pairs = conn.execute(
+            "SELECT c.name, p.title FROM products p JOIN categories c ON c.id = p.category_id"
+        ).fetchall()
     for category, title in pairs:
         group = vocab.groups[vocab.group_of(category)]
         assert not outside(group, [title], numbered=True), (category, title)
@@ -267,10 +270,11 @@ def test_a_rule_is_restyled_and_rendered_as_sql() -> None:
     assert table.rules[0].check == "covered <= amount * 0.9"
     sql = violation_sql(schema, table, table.rules[0].check, table.rules[0].when)
     assert sql == 'NOT (r."covered" <= (r."amount" * 0.9)) AND r."kind" = \'a\''
-    conn = sqlite3.connect(":memory:")
-    conn.execute("CREATE TABLE bills (id INTEGER, covered REAL, amount REAL, kind TEXT)")
-    conn.executemany("INSERT INTO bills VALUES (?, ?, ?, ?)", [(1, 95, 100, "a"), (2, 80, 100, "a"), (3, 99, 100, "b")])
-    assert [r[0] for r in conn.execute(f"SELECT id FROM bills r WHERE {sql}")] == [1]
+    with closing(sqlite3.connect(":memory:")) as conn:
+        conn.execute("CREATE TABLE bills (id INTEGER, covered REAL, amount REAL, kind TEXT)")
+        rows = [(1, 95, 100, "a"), (2, 80, 100, "a"), (3, 99, 100, "b")]
+        conn.executemany("INSERT INTO bills VALUES (?, ?, ?, ?)", rows)
+        assert [r[0] for r in conn.execute(f"SELECT id FROM bills r WHERE {sql}")] == [1]
     assert parse("covered <= amount") is parse("covered <= amount")
 
 

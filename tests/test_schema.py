@@ -4,6 +4,7 @@ DDL compiles for SQLite, DuckDB and PostgreSQL (SQLite and DuckDB DDL is execute
 from __future__ import annotations
 
 import sqlite3
+from contextlib import closing
 
 import pytest
 
@@ -46,9 +47,9 @@ def test_schema_has_keys_and_constraints(domain: str) -> None:
 @pytest.mark.parametrize("domain", DOMAINS)
 def test_ddl_compiles_for_every_dialect_and_runs_on_sqlite_and_duckdb(domain: str) -> None:
     schema = build_schema(load_blueprint(domain))
-    conn = sqlite3.connect(":memory:")
-    conn.executescript(ddl_script(schema, "sqlite"))
-    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    with closing(sqlite3.connect(":memory:")) as conn:
+        conn.executescript(ddl_script(schema, "sqlite"))
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     assert tables == {t.name for t in schema.tables}
     postgres = ddl_statements(schema, "postgresql")
     assert all("CREATE TABLE" in s or "CREATE INDEX" in s for s in postgres)
@@ -85,29 +86,29 @@ def test_duckdb_enforces_the_same_constraints() -> None:
 
 def test_enum_check_is_enforced_by_sqlite() -> None:
     schema = build_schema(load_blueprint("online_store"))
-    conn = sqlite3.connect(":memory:")
-    conn.executescript(ddl_script(schema, "sqlite"))
-    with pytest.raises(sqlite3.IntegrityError, match="CHECK"):
-        conn.execute("INSERT INTO categories (id, name) VALUES (1, 'x')")
+    with closing(sqlite3.connect(":memory:")) as conn:
+        conn.executescript(ddl_script(schema, "sqlite"))
+        with pytest.raises(sqlite3.IntegrityError, match="CHECK"):
+            conn.execute("INSERT INTO categories (id, name) VALUES (1, 'x')")
+            conn.execute(
+                "INSERT INTO customers (full_name, email, city, loyalty_tier, signed_up_at) "
+                "VALUES ('a', 'b', 'c', 'platinum', '2025-01-01T00:00:00')"
+            )
         conn.execute(
             "INSERT INTO customers (full_name, email, city, loyalty_tier, signed_up_at) "
-            "VALUES ('a', 'b', 'c', 'platinum', '2025-01-01T00:00:00')"
+            "VALUES ('a', 'b', 'c', 'gold', '2025-01-01T00:00:00')"
         )
-    conn.execute(
-        "INSERT INTO customers (full_name, email, city, loyalty_tier, signed_up_at) "
-        "VALUES ('a', 'b', 'c', 'gold', '2025-01-01T00:00:00')"
-    )
 
 
 def test_money_and_quantities_are_never_negative() -> None:
     schema = build_schema(load_blueprint("online_store"))
-    conn = sqlite3.connect(":memory:")
-    conn.executescript(ddl_script(schema, "sqlite"))
-    conn.execute("INSERT INTO categories (id, name) VALUES (1, 'x')")
-    with pytest.raises(sqlite3.IntegrityError, match="stock"):
-        conn.execute(
-            "INSERT INTO products (sku, title, category_id, price, stock, active) VALUES ('S', 'T', 1, 10, -1, 1)"
-        )
+    with closing(sqlite3.connect(":memory:")) as conn:
+        conn.executescript(ddl_script(schema, "sqlite"))
+        conn.execute("INSERT INTO categories (id, name) VALUES (1, 'x')")
+        with pytest.raises(sqlite3.IntegrityError, match="stock"):
+            conn.execute(
+                "INSERT INTO products (sku, title, category_id, price, stock, active) VALUES ('S', 'T', 1, 10, -1, 1)"
+            )
 
 
 @pytest.mark.parametrize(
@@ -225,8 +226,8 @@ def test_naming_styles_restyle_every_reference_consistently() -> None:
     assert (ship.table, ship.column, ship.sets_time) == ("TblOrder", "status", "shippedAt")
     assert [words(t.name)[1:] for t in styled.tables] == [words(t.entity) for t in styled.tables]
     assert len(plain.tables) == len(styled.tables)
-    conn = sqlite3.connect(":memory:")
-    conn.executescript(ddl_script(styled, "sqlite"))
+    with closing(sqlite3.connect(":memory:")) as conn:
+        conn.executescript(ddl_script(styled, "sqlite"))
 
 
 def test_case_insensitive_name_collisions_are_refused() -> None:

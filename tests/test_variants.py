@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections import Counter
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -85,8 +86,8 @@ def test_variants_keep_meaning_while_names_change() -> None:
 @pytest.mark.parametrize("seed", list(SEEDS)[::4])
 def test_every_variant_compiles_and_runs_its_ddl(schemas, seed: int) -> None:
     schema = schemas[seed]
-    conn = sqlite3.connect(":memory:")
-    conn.executescript(ddl_script(schema, "sqlite"))
+    with closing(sqlite3.connect(":memory:")) as conn:
+        conn.executescript(ddl_script(schema, "sqlite"))
     assert ddl_statements(schema, "postgresql")
     duckdb = pytest.importorskip("duckdb")
     con = duckdb.connect(config={"autoinstall_known_extensions": "false", "autoload_known_extensions": "false"})

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -106,67 +107,67 @@ def test_every_write_tool_refuses_a_rule_breaking_write(which: str | int, tmp_pa
     if not rules:
         pytest.skip(f"{schema.name} declares no numeric rule")
     toolset, executor, initial = _world(schema, 1, tmp_path)
-    conn = open_copy(initial)
-    tried = 0
-    for table, rule in rules:
-        update = next((t for t in toolset.tools if t.kind == "update" and t.table == table.name), None)
-        create = next((t for t in toolset.tools if t.kind == "create" and t.table == table.name), None)
-        found = _breaking(conn, schema, table, rule)
-        if found is None:
-            continue
-        row_id, left, value = found
-        if update is not None and left in update.columns:
-            message = _refused(executor, conn, update.name, {"id": row_id, left: value}, "constraint_violation")
-            assert rule.message in message
-            tried += 1
-        if create is not None and left in create.columns:
-            row = _row(conn, table, row_id)
-            args = {c: row[c] for c in create.columns if row.get(c) is not None}
-            for c in table.columns:
-                if c.name in args and c.sql_type == "BOOLEAN":
-                    args[c.name] = bool(args[c.name])
-                if c.name in args and c.unique and not c.references:
-                    args[c.name] = f"{args[c.name]}-new" if isinstance(args[c.name], str) else args[c.name] + 10**6
-            args[left] = value
-            if not table.unique_together:
-                _refused(executor, conn, create.name, args, "constraint_violation")
+    with closing(open_copy(initial)) as conn:
+        tried = 0
+        for table, rule in rules:
+            update = next((t for t in toolset.tools if t.kind == "update" and t.table == table.name), None)
+            create = next((t for t in toolset.tools if t.kind == "create" and t.table == table.name), None)
+            found = _breaking(conn, schema, table, rule)
+            if found is None:
+                continue
+            row_id, left, value = found
+            if update is not None and left in update.columns:
+                message = _refused(executor, conn, update.name, {"id": row_id, left: value}, "constraint_violation")
+                assert rule.message in message
                 tried += 1
-    assert tried, f"no rule of {schema.name} could be tried"
+            if create is not None and left in create.columns:
+                row = _row(conn, table, row_id)
+                args = {c: row[c] for c in create.columns if row.get(c) is not None}
+                for c in table.columns:
+                    if c.name in args and c.sql_type == "BOOLEAN":
+                        args[c.name] = bool(args[c.name])
+                    if c.name in args and c.unique and not c.references:
+                        args[c.name] = f"{args[c.name]}-new" if isinstance(args[c.name], str) else args[c.name] + 10**6
+                args[left] = value
+                if not table.unique_together:
+                    _refused(executor, conn, create.name, args, "constraint_violation")
+                    tried += 1
+        assert tried, f"no rule of {schema.name} could be tried"
 
 
 @pytest.mark.parametrize("which", ["clinic_appointments", "museum_collections", 3])
 def test_a_write_breaking_a_timeline_is_refused(which: str | int, tmp_path: Path) -> None:
     schema = _schema(which)
     toolset, executor, initial = _world(schema, 2, tmp_path)
-    conn = open_copy(initial)
-    tried = 0
-    for table in schema.tables:
-        update = next((t for t in toolset.tools if t.kind == "update" and t.table == table.name), None)
-        if update is None:
-            continue
-        for c in table.columns:
-            if c.after and c.name in update.columns:
-                hit = conn.execute(
-                    f"SELECT r.id FROM {_q(table.name)} r WHERE r.{_q(c.after)} > '1991' AND {_open_statuses(table)} "
-                    "ORDER BY r.id LIMIT 1"
-                ).fetchone()
-                if hit is None:
-                    continue
-                early = "1990-01-01" if c.semantic == "date" else "1990-01-01T00:00:00"
-                _refused(executor, conn, update.name, {"id": hit[0], c.name: early}, "constraint_violation")
-                tried += 1
-    assert tried
+    with closing(open_copy(initial)) as conn:
+        tried = 0
+        for table in schema.tables:
+            update = next((t for t in toolset.tools if t.kind == "update" and t.table == table.name), None)
+            if update is None:
+                continue
+            for c in table.columns:
+                if c.after and c.name in update.columns:
+                    hit = conn.execute(
+                        f"SELECT r.id FROM {_q(table.name)} r "
+                        f"WHERE r.{_q(c.after)} > '1991' AND {_open_statuses(table)} ORDER BY r.id LIMIT 1"
+                    ).fetchone()
+                    if hit is None:
+                        continue
+                    early = "1990-01-01" if c.semantic == "date" else "1990-01-01T00:00:00"
+                    _refused(executor, conn, update.name, {"id": hit[0], c.name: early}, "constraint_violation")
+                    tried += 1
+        assert tried
 
 
 def test_a_record_in_a_final_status_refuses_generic_updates(tmp_path: Path) -> None:
     schema = build_schema(load_blueprint("clinic_appointments"))
     _, executor, initial = _world(schema, 3, tmp_path)
-    conn = open_copy(initial)
-    void = conn.execute("SELECT id, amount FROM invoices WHERE status = 'void' ORDER BY id LIMIT 1").fetchone()
-    message = _refused(executor, conn, "update_invoice", {"id": void[0], "amount": void[1]}, "conflict")
-    assert "'void'" in message and "final" in message
-    issued = conn.execute("SELECT id FROM invoices WHERE status = 'issued' ORDER BY id LIMIT 1").fetchone()[0]
-    assert executor.call(conn, "update_invoice", {"id": issued, "amount": 99.0})["amount"] == 99.0
+    with closing(open_copy(initial)) as conn:
+        void = conn.execute("SELECT id, amount FROM invoices WHERE status = 'void' ORDER BY id LIMIT 1").fetchone()
+        message = _refused(executor, conn, "update_invoice", {"id": void[0], "amount": void[1]}, "conflict")
+        assert "'void'" in message and "final" in message
+        issued = conn.execute("SELECT id FROM invoices WHERE status = 'issued' ORDER BY id LIMIT 1").fetchone()[0]
+        assert executor.call(conn, "update_invoice", {"id": issued, "amount": 99.0})["amount"] == 99.0
 
 
 def _with_history() -> Schema:
@@ -182,30 +183,31 @@ def _with_history() -> Schema:
 def test_operations_write_the_status_history(tmp_path: Path) -> None:
     schema = _with_history()
     toolset, executor, initial = _world(schema, 4, tmp_path)
-    conn = open_copy(initial)
-    history = next(t for t in schema.tables if t.history and any(op.table == t.history.of for op in schema.operations))
-    h = history.history
-    assert h is not None
-    op = next(o for o in toolset.tools if o.kind == "transition" and o.table == h.of)
-    marks = ", ".join("?" for _ in op.allowed_from)
-    subject = conn.execute(
-        f"SELECT id, {_q(str(op.status_column))} FROM {_q(h.of)} WHERE {_q(str(op.status_column))} IN ({marks}) "
-        "ORDER BY id LIMIT 1",
-        op.allowed_from,
-    ).fetchone()
-    assert subject is not None, "no record in a state the operation allows"
-    before = conn.execute(f"SELECT count(*) FROM {_q(history.name)}").fetchone()[0]
-    executor.call(conn, op.name, {"id": subject[0]})
-    rows = conn.execute(
-        f"SELECT * FROM {_q(history.name)} WHERE {_q(h.via)} = ? ORDER BY id DESC LIMIT 1", (subject[0],)
-    )
-    latest = dict(zip([d[0] for d in rows.description], rows.fetchone()))
-    assert conn.execute(f"SELECT count(*) FROM {_q(history.name)}").fetchone()[0] == before + 1
-    assert (latest[h.source], latest[h.target], latest[h.at]) == (subject[1], op.to, DEFAULT_CLOCK)
-    assert API_ACTOR in latest.values()
-    # The history's code names the record and its change number, whatever else happened before.
-    code = next(v for k, v in latest.items() if isinstance(v, str) and v.count("-") == 2 and k != h.at)
-    assert code.split("-")[1] == str(subject[0])
+    with closing(open_copy(initial)) as conn:
+        ops = {op.table for op in schema.operations}
+        history = next(t for t in schema.tables if t.history and t.history.of in ops)
+        h = history.history
+        assert h is not None
+        op = next(o for o in toolset.tools if o.kind == "transition" and o.table == h.of)
+        marks = ", ".join("?" for _ in op.allowed_from)
+        subject = conn.execute(
+            f"SELECT id, {_q(str(op.status_column))} FROM {_q(h.of)} WHERE {_q(str(op.status_column))} IN ({marks}) "
+            "ORDER BY id LIMIT 1",
+            op.allowed_from,
+        ).fetchone()
+        assert subject is not None, "no record in a state the operation allows"
+        before = conn.execute(f"SELECT count(*) FROM {_q(history.name)}").fetchone()[0]
+        executor.call(conn, op.name, {"id": subject[0]})
+        rows = conn.execute(
+            f"SELECT * FROM {_q(history.name)} WHERE {_q(h.via)} = ? ORDER BY id DESC LIMIT 1", (subject[0],)
+        )
+        latest = dict(zip([d[0] for d in rows.description], rows.fetchone()))
+        assert conn.execute(f"SELECT count(*) FROM {_q(history.name)}").fetchone()[0] == before + 1
+        assert (latest[h.source], latest[h.target], latest[h.at]) == (subject[1], op.to, DEFAULT_CLOCK)
+        assert API_ACTOR in latest.values()
+        # The history's code names the record and its change number, whatever else happened before.
+        code = next(v for k, v in latest.items() if isinstance(v, str) and v.count("-") == 2 and k != h.at)
+        assert code.split("-")[1] == str(subject[0])
 
 
 def test_tool_names_have_one_style_and_descriptions_no_identifiers() -> None:

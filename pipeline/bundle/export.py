@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -91,11 +92,12 @@ def export_state(schema: Schema, state: Path, fmt: str, out: Path, name: str) ->
     if fmt == "duckdb":
         for stale in (target, target.with_name(target.name + ".wal")):
             stale.unlink(missing_ok=True)
-    con = _connect(str(target) if fmt == "duckdb" else ":memory:")
-    src = sqlite3.connect(f"file:{state}?mode=ro", uri=True)
     files: list[str] = []
     rows: dict[str, int] = {}
-    try:
+    with (
+        closing(_connect(str(target) if fmt == "duckdb" else ":memory:")) as con,
+        closing(sqlite3.connect(f"file:{state}?mode=ro", uri=True)) as src,
+    ):
         creates, indexes = ddl_parts(schema, "duckdb")
         for stmt in creates:
             con.execute(stmt)
@@ -120,9 +122,6 @@ def export_state(schema: Schema, state: Path, fmt: str, out: Path, name: str) ->
             "files": files,
         }
         (out / "export.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    finally:
-        src.close()
-        con.close()
     return ExportResult(format=fmt, out=out, files=tuple(files), rows={t.name: rows[t.name] for t in schema.tables})
 
 

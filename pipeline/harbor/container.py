@@ -124,7 +124,11 @@ class World:
             partial.chmod(0o644)
             partial.replace(self.state_path)
         conn = sqlite3.connect(self.state_path, isolation_level=None)
-        conn.execute("PRAGMA foreign_keys = ON")
+        try:
+            conn.execute("PRAGMA foreign_keys = ON")
+        except BaseException:  # a state file SQLite cannot read: close it before the error goes up
+            conn.close()
+            raise
         return conn
 
     def call(self, name: str, arguments: Any) -> str:

@@ -57,6 +57,7 @@ import sqlite3
 import tempfile
 import threading
 import weakref
+from contextlib import closing
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -198,13 +199,18 @@ def _prepared(initial: bytes, executor: Executor) -> _Prepared:
         uri = ""
     else:
         uri = f"file:/synthenv-{os.getpid()}-{next(_NAMES)}?vfs=memdb&nolock=1"
-        source = tracked_connection(initial, executor)
-        try:
+        with closing(tracked_connection(initial, executor)) as source:
             reference = _connect(uri)
-            source.backup(reference)
-        finally:
-            source.close()
-    reference.execute("PRAGMA query_only = ON")
+            try:
+                source.backup(reference)
+            except BaseException:  # not yet owned by anything that would close it
+                reference.close()
+                raise
+    try:
+        reference.execute("PRAGMA query_only = ON")
+    except BaseException:
+        reference.close()
+        raise
     prepared = _Prepared(initial, tables, uri, reference)
     # Closed when the bundle's executor (and every session on it) is gone, not left to the garbage
     # collector: an unclosed connection is a ResourceWarning on Python 3.13.

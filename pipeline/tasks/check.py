@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import ExitStack, closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -53,17 +54,19 @@ def check_bundle(path: str | Path) -> CheckReport:
     what a staff rule of the world's policy forbids, and every instruction reads naturally
     (:mod:`pipeline.tasks.naturalness`). Every replay starts from
     the initial state (one session, each replay rolled back)."""
-    env = Environment.from_bundle(path)
-    report = CheckReport(bundle=env.bundle.ref, digest=env.bundle.digest, tasks=len(env.tasks))
-    initial = env.bundle.state_bytes
-    scratch = open_copy(initial)
-    replayer = Replayer(initial, env.executor)
-    rules = env.bundle.manifest.as_tool_use().policy_rules
-    policy = Policy.model_validate(rules) if rules else None
-    specs = {t.name: t for t in env.toolset.tools}
-    reading = open_reading(initial)
-    world = World(env.schema, env.executor, reading)
-    try:
+    # The environment and every connection are closed however this ends (a proof may raise).
+    with ExitStack() as stack:
+        env = Environment.from_bundle(path)
+        stack.callback(env.close)
+        report = CheckReport(bundle=env.bundle.ref, digest=env.bundle.digest, tasks=len(env.tasks))
+        initial = env.bundle.state_bytes
+        reading = stack.enter_context(closing(open_reading(initial)))
+        scratch = stack.enter_context(closing(open_copy(initial)))
+        replayer = stack.enter_context(closing(Replayer(initial, env.executor)))
+        rules = env.bundle.manifest.as_tool_use().policy_rules
+        policy = Policy.model_validate(rules) if rules else None
+        specs = {t.name: t for t in env.toolset.tools}
+        world = World(env.schema, env.executor, reading)
         for task in env.tasks:
             reason, run = prove(task, initial, env.executor, scratch, replayer)
             reason = reason or unsound_refusal(env.schema, task)
@@ -79,11 +82,6 @@ def check_bundle(path: str | Path) -> CheckReport:
             else:
                 report.failures[task.id] = reason
         report.failures.update(conflict_failures(env.tasks, specs))  # opposite outcomes, same record and goal
-    finally:
-        replayer.close()
-        scratch.close()
-        reading.close()
-        env.close()
     return report
 
 

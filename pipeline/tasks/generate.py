@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import random
 import sqlite3
+from contextlib import ExitStack, closing
 from dataclasses import dataclass, field
 
 from pipeline.data.columns import column_seed
@@ -163,17 +164,19 @@ def generate_tasks(
     if unknown:
         raise ValueError(f"unknown task families {unknown}; known: {sorted(FAMILIES)}")
     executor = replay_executor(executor)
-    conn = open_reading(initial)  # read-only: a large state is read in place, not copied
-    scratch = open_copy(initial)
-    replayer = Replayer(initial, executor, reference=conn)
-    if policy is None:
-        policy = derive_policy(schema, conn, clock, seed)
-    ctx = Context(schema, toolset, executor, conn, clock, seed, Phrasebook.load(), policy)
-    build = _Build(ctx, initial, scratch, replayer, TaskSet(tasks=[], policy=policy))
-    out = build.out
-    chosen = [(n, f) for n, f in FAMILIES.items() if families is None or n in families]
-    total, done = len(chosen) * per_family, 0
-    try:
+    # Every connection is closed however this ends: deriving the policy or an attempt may raise.
+    with ExitStack() as stack:
+        # Read-only: a large state is read in place, not copied.
+        conn = stack.enter_context(closing(open_reading(initial)))
+        scratch = stack.enter_context(closing(open_copy(initial)))
+        replayer = stack.enter_context(closing(Replayer(initial, executor, reference=conn)))
+        if policy is None:
+            policy = derive_policy(schema, conn, clock, seed)
+        ctx = Context(schema, toolset, executor, conn, clock, seed, Phrasebook.load(), policy)
+        build = _Build(ctx, initial, scratch, replayer, TaskSet(tasks=[], policy=policy))
+        out = build.out
+        chosen = [(n, f) for n, f in FAMILIES.items() if families is None or n in families]
+        total, done = len(chosen) * per_family, 0
         for name, family in chosen:
             for i in range(per_family):
                 level = family.level_of(i)
@@ -189,10 +192,6 @@ def generate_tasks(
                         break
                     out.dropped[reason] += 1
         tick("tasks", total, total)
-    finally:
-        replayer.close()
-        conn.close()
-        scratch.close()
     return out
 
 

@@ -51,8 +51,13 @@ def open_copy(initial: bytes) -> sqlite3.Connection:
         conn = initial.copy()
     else:
         conn = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
-        conn.deserialize(initial)
-    conn.execute("PRAGMA foreign_keys = ON")
+    try:
+        if not isinstance(initial, StateFile):
+            conn.deserialize(initial)
+        conn.execute("PRAGMA foreign_keys = ON")
+    except BaseException:  # not a state image: the caller never gets the connection to close
+        conn.close()
+        raise
     return conn
 
 
@@ -64,7 +69,11 @@ def open_reading(initial: bytes) -> sqlite3.Connection:
         conn = open_state_file(initial.path, readonly=True)
     else:
         conn = open_copy(initial)
-    conn.execute("PRAGMA query_only = ON")
+    try:
+        conn.execute("PRAGMA query_only = ON")
+    except BaseException:
+        conn.close()
+        raise
     return conn
 
 

@@ -172,8 +172,10 @@ def test_a_vocabulary_is_data_population_draws_from(florist: dict[str, Any], tmp
     assert "vocabulary" in json.loads(schema.model_dump_json())["tables"][1]["columns"][1]
     result = populate(schema, 0, tmp_path / "s.sqlite", 1.0)
     import sqlite3
+    from contextlib import closing
 
-    titles = [r[0] for r in sqlite3.connect(result.path).execute("SELECT title FROM bouquets")]
+    with closing(sqlite3.connect(result.path)) as conn:
+        titles = [r[0] for r in conn.execute("SELECT title FROM bouquets")]
     assert len(titles) == 20 and len(set(titles)) == 20
     assert all(any(t == w or t.startswith(w + " ") for w in words) for t in titles)
 

@@ -14,6 +14,7 @@ import importlib.util
 import json
 import sqlite3
 import sys
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -207,12 +208,12 @@ def test_injected_text_and_code_land_only_as_data(tmp_path: Path, florist: dict[
     assert [t["name"] for t in schema["tables"]] == ["customers", "bouquets", "flower_orders", "order_lines"]
     assert schema["tables"][0]["description"] == payload(sentinel, 10)
     assert schema["tables"][1]["columns"][1]["description"] == payload(sentinel, 200)
-    con = sqlite3.connect(bundle / "state.sqlite")
-    tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    with closing(sqlite3.connect(bundle / "state.sqlite")) as con:
+        tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        kinds = {r[0] for r in con.execute("SELECT DISTINCT note_kind FROM customers")}
+        titles = [r[0] for r in con.execute("SELECT title FROM bouquets")]
     assert tables == {"customers", "bouquets", "flower_orders", "order_lines"}
-    kinds = {r[0] for r in con.execute("SELECT DISTINCT note_kind FROM customers")}
     assert kinds == {payload(sentinel, 7), payload(sentinel, 8)}
-    titles = [r[0] for r in con.execute("SELECT title FROM bouquets")]
     assert all(t.startswith(WORDY) for t in titles)
 
     tasks = [json.loads(line) for line in (bundle / "tasks.jsonl").read_text(encoding="utf-8").splitlines()]

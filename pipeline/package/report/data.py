@@ -330,9 +330,9 @@ def er_mermaid(schema: Schema) -> str:
 def data_section(manifest: ToolUseManifest, schema: Schema, state: Path) -> str:
     rows = manifest.counts.rows_per_table
     conn = sqlite3.connect(f"file:{state}?mode=ro", uri=True)
-    # SQLite's own log10 exists only in builds with math functions; this one always does.
-    conn.create_function("log10", 1, math.log10, deterministic=True)
     try:
+        # SQLite's own log10 exists only in builds with math functions; this one always does.
+        conn.create_function("log10", 1, math.log10, deterministic=True)
         profiles = [profile_table(conn, t) for t in schema.tables]
         charts = popularity_chart(conn, schema) + money_chart(conn, schema, rows)
     finally:
