@@ -133,6 +133,8 @@ def _build(
     blind: dict[Any, Decimal] = {}  # what each candidate would come to, the staff rules ignored
     kept: dict[Any, Decimal] = {}  # with the fee kept on every record (the waiver missed)
     shown: dict[Any, set[Decimal]] = {}  # the amounts a tool shows on each record
+    paid: dict[Any, Decimal] = {}  # what was paid on each record, the fee forgotten
+    capped: set[Any] = set()  # records the staff rules let through and the cap holds back
     refused = 0
     for row in pool:
         kind, _ = _decide(ctx, op, table, row)
@@ -143,6 +145,7 @@ def _build(
         free, held = waived(ctx, op, row)
         blind[row["id"]] = comes_to(ctx, op, values, free)
         shown[row["id"]] = set(values)
+        paid[row["id"]] = sum(values, Decimal(0))
         kept[row["id"]] = comes_to(ctx, op, values)
         if kind != "allowed":
             refused += 1
@@ -157,6 +160,7 @@ def _build(
                 calls.append(ctx.read_call(held, row[waiver.via]))
         if cap is not None and blind[row["id"]] > Decimal(str(cap.limit)):
             refused += 1
+            capped.add(row["id"])
             continue
         back[row["id"]] = blind[row["id"]]
     chosen = _unique_best(back)
@@ -170,7 +174,7 @@ def _build(
         "waiver": _unique_best({i: kept[i] for i in allowed_ids}),
         "first": pool[0]["id"],
         "latest": max(pool, key=lambda r: (str(r[when.name]), r["id"]))["id"],
-        "cap": _unique_best({i: v for i, v in blind.items() if i not in back and i in _allowed(ctx, op, table, pool)}),
+        "cap": _unique_best({i: blind[i] for i in capped}),
     }
     wrong = {k: v for k, v in picks.items() if v is not None and v != chosen}
     if len(wrong) < spec["traps"] or "first" not in wrong or not any(k in wrong for k in JUDGED):
@@ -226,7 +230,7 @@ def _build(
         "ids_given": False,
         "decides": deciding,
         # What the shortcut that ranks by what was paid (the fee and waiver forgotten) answers.
-        "gross_answer": json.dumps({**expected, "total": float(round(_gross(ctx, source, pool, chosen), 2))}),
+        "gross_answer": json.dumps({**expected, "total": float(round(paid[chosen], 2))}),
     }
     # A report: the records not chosen are no refusals (the person asked for one); with no second wish
     # the answer asked for is the total alone (an empty "refused" list is accepted too).
@@ -245,17 +249,6 @@ def _unique_best(values: dict[Any, Decimal]) -> Any | None:
     if len(ranked) > 1 and ranked[0][1] == ranked[1][1]:
         return None
     return ranked[0][0]
-
-
-def _allowed(ctx: Context, op: TransitionTool, table: Table, pool: list[dict[str, Any]]) -> set[Any]:
-    """The candidates no staff rule keeps from the operation (the cap aside)."""
-    return {r["id"] for r in pool if _decide(ctx, op, table, r)[0] == "allowed"}
-
-
-def _gross(ctx: Context, source: Any, pool: list[dict[str, Any]], chosen: Any) -> Decimal:
-    """What was paid on the chosen record, the fee forgotten (the answer of someone who copied the payments)."""
-    row = next(r for r in pool if r["id"] == chosen)
-    return sum(paid_on(ctx, source, row, strict=False)[0], Decimal(0))
 
 
 def _verb(op: TransitionTool, table: Table) -> str:
