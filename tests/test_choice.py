@@ -126,3 +126,31 @@ def test_the_exploit_library_attacks_every_choice_from_the_bundle_alone(env: Env
     assert sum(report.exploits.passed.values()) == 0
     tasks = len(_choices(env))
     assert report.exploits.tasks["other_choice"] == report.exploits.tasks["every_candidate"] == tasks
+
+
+def test_a_history_rule_over_the_persons_own_records_is_read_off_their_listing(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """insurance_claims seed 0 keeps a cancellation back where the policyholder cancelled another policy
+    within a year: their own listing shows every policy they hold with its cancellation time, so the
+    reference lists that table once (by the person), not again by the rule's window."""
+    root = tmp_path_factory.mktemp("choice-history")
+    summary = generate(Inputs(domain="insurance_claims", seed=0), root / "out", root / "work")
+    env = Environment.from_bundle(Path(summary["path"]))
+    try:
+        policy = Policy.model_validate(env.bundle.manifest.as_tool_use().policy_rules)
+        specs = {t.name: t for t in env.toolset.tools}
+        checked = 0
+        for task in _choices(env):
+            spec = specs[task.knobs["operation"]]
+            assert isinstance(spec, TransitionTool)
+            history = [r for r in policy.staff_rules(spec.name) if r.kind == "history" and r.table == spec.table]
+            if not history:
+                continue
+            listings = [c for c in task.solution if c.tool.startswith("list_") and specs[c.tool].table == spec.table]
+            assert len(listings) == 1 and history[0].via in listings[0].arguments, (task.id, listings)
+            assert _play(env, task, _reference(task), task.answer) == 1.0
+            checked += 1
+        assert checked >= 3
+    finally:
+        env.close()

@@ -48,6 +48,7 @@ from pipeline.tasks.families._settle import Tally, amounts, comes_to, paid_on, s
 from pipeline.tasks.families.request import (
     COUNTS,
     CUSTOMER_VERBS,
+    MAX_MIDDLE,
     Subject,
     _action,
     _decide,
@@ -300,7 +301,12 @@ def _listed(call: ToolCall, calls: list[ToolCall]) -> bool:
     """Whether an earlier call already listed every record ``call`` ranks (the person's records of a
     middle table, all on one page, when the first part went through them): no second read needed."""
     plain = {k: v for k, v in call.arguments.items() if k not in ("order_by", "descending", "limit")}
-    return any(c.tool == call.tool and dict(c.arguments) == plain for c in calls)
+    return any(
+        c.tool == call.tool
+        and {k: v for k, v in c.arguments.items() if k != "limit"} == plain
+        and int(c.arguments.get("limit", MAX_MIDDLE)) >= MAX_MIDDLE  # a first page that holds all of them
+        for c in calls
+    )
 
 
 def _search(ctx: Context, rng: random.Random, sizes: list[int], spec: dict[str, Any]) -> Subject:

@@ -9,6 +9,9 @@ would get back (what was paid on it, less the policy's fee unless its waiver giv
 in full; one whose refund alone passes the cap on one request is left for a manager), carries the
 operation out on the one record that comes to the most, and answers ``{"total": 41.92}``.
 
+The reference holds no read an agent could skip: a candidate that cannot win is ruled out by the
+fewest reads that show it (its amounts, or the one staff rule that keeps it back), not judged in full.
+
 A candidate is built only where the shortcuts pick another record: the one that would come to the
 most if the staff rules were ignored (``policy``), the one with the most paid on it with the fee kept
 on every record (``waiver``: the waiver ranks a lower payment first), the one first listed
@@ -27,9 +30,11 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from pipeline.policy.model import Rule
 from pipeline.runtime.task import ToolCall
 from pipeline.runtime.verify import AnswerCheck
 from pipeline.tasks.context import Context
@@ -41,6 +46,7 @@ from pipeline.tasks.families.request import (
     Path,
     Subject,
     _action,
+    _checks,
     _decide,
     _identify,
     _owned,
@@ -48,7 +54,6 @@ from pipeline.tasks.families.request import (
     agrees,
     base_rules,
     extra_wish,
-    judge,
 )
 from pipeline.tasks.model import Candidate, Skip
 from pipeline.tasks.phrasing import sentence
@@ -123,51 +128,55 @@ def _build(
     prow = ctx.row(person, owner)
     who, by, shared = _identify(ctx, rng, person, prow)
     _, listing = ctx.fetch_all(table, {path[0].name: owner})
-    calls: list[ToolCall] = [ctx.list_call(person, by), *listing]
     rules = base_rules(ctx, op, table)
     fee, waiver, cap = ctx.policy.fee(op.name), ctx.policy.waiver(op.name), ctx.policy.cap(op.name)
     rules |= {r.id for r in (fee, waiver, cap) if r is not None}
-    deciding: list[int] = list(range(1, len(calls)))  # the listing shows which records are candidates
-    seen = {(person.name, owner)}  # the person's own record, read to find them
+    limit = None if cap is None else Decimal(str(cap.limit))
+    facts: dict[Any, _Facts] = {}
     back: dict[Any, Decimal] = {}  # what each record that may go through comes to
-    blind: dict[Any, Decimal] = {}  # what each candidate would come to, the staff rules ignored
-    kept: dict[Any, Decimal] = {}  # with the fee kept on every record (the waiver missed)
-    shown: dict[Any, set[Decimal]] = {}  # the amounts a tool shows on each record
-    paid: dict[Any, Decimal] = {}  # what was paid on each record, the fee forgotten
     capped: set[Any] = set()  # records the staff rules let through and the cap holds back
-    refused = 0
     for row in pool:
-        kind, _ = _decide(ctx, op, table, row)
-        judge(ctx, op, row, kind, calls, deciding, rules)
-        values, reads = paid_on(ctx, source, row, strict=kind == "allowed")
+        kind, rule = _decide(ctx, op, table, row)
+        try:
+            values, reads = paid_on(ctx, source, row)
+            clear = True
+        except Skip:
+            if kind == "allowed":
+                raise  # what it comes to has two readings
+            values, reads = paid_on(ctx, source, row, strict=False)
+            clear = False  # only its staff rule can rule it out
         if len(values) > MAX_ITEMS:
             raise Skip("too_many_amounts")
         free, held = waived(ctx, op, row)
-        blind[row["id"]] = comes_to(ctx, op, values, free)
-        shown[row["id"]] = set(values)
-        paid[row["id"]] = sum(values, Decimal(0))
-        kept[row["id"]] = comes_to(ctx, op, values)
+        via = None if waiver is None or waiver.via is None else row[waiver.via]
+        # The owner's standing decides the fee: read on their record (the person's own was read to find them).
+        owner_read = (
+            None
+            if held is None or via is None or (held.name, via) == (person.name, owner)
+            else ctx.read_call(held, via)
+        )
+        fact = _Facts(
+            row, rule, clear, values, reads, owner_read, comes_to(ctx, op, values, free), comes_to(ctx, op, values)
+        )
+        facts[row["id"]] = fact
         if kind != "allowed":
-            refused += 1
             continue
-        deciding += range(len(calls), len(calls) + len(reads))  # what was paid decides the choice
-        calls += reads
-        if held is not None and waiver is not None and waiver.via is not None:
-            key = (held.name, row[waiver.via])
-            if key not in seen:
-                seen.add(key)
-                deciding.append(len(calls))  # the owner's standing decides the fee
-                calls.append(ctx.read_call(held, row[waiver.via]))
-        if cap is not None and blind[row["id"]] > Decimal(str(cap.limit)):
-            refused += 1
+        if limit is not None and fact.back > limit:
             capped.add(row["id"])
             continue
-        back[row["id"]] = blind[row["id"]]
+        back[row["id"]] = fact.back
     chosen = _unique_best(back)
     if chosen is None or back[chosen] == 0:
         raise Skip("no_single_best")
-    if back[chosen] in shown[chosen]:
+    best = facts[chosen]
+    if best.back in set(best.values):
         raise Skip("total_not_computed")  # an amount a tool shows is the answer: copying it would do
+    first = [ctx.list_call(person, by), *listing]
+    calls, deciding = _reference(ctx, op, table, path, first, facts, chosen, limit, rules)
+    blind = {i: f.back for i, f in facts.items()}
+    kept = {i: f.kept for i, f in facts.items()}
+    paid = {i: f.paid for i, f in facts.items()}
+    refused = len(pool) - len(back)
     allowed_ids = set(back)
     picks = {
         "policy": _unique_best(blind),
@@ -238,6 +247,94 @@ def _build(
     grounding = [ctx.ground(person, by)]
     instruction = " ".join(sentence(t) for t in text)
     return Candidate(NAME, level, knobs, instruction, calls, json.dumps(expected), check, grounding=grounding)
+
+
+@dataclass(frozen=True)
+class _Facts:
+    """What one candidate comes to, and the reads that show it."""
+
+    row: dict[str, Any]
+    rule: Rule | None
+    """The staff rule that keeps the operation from it (None: the staff rules let it through)."""
+    clear: bool
+    """Whether what was paid on it has one reading (its amounts all in their usual status)."""
+    values: list[Decimal]
+    reads: list[ToolCall]
+    """The reads that show its amounts (none where the record carries its own)."""
+    owner_read: ToolCall | None
+    """The read of the owner's record its waiver is decided on (None: nothing beyond the listing)."""
+    back: Decimal
+    """What it comes to under the fee and its waiver."""
+    kept: Decimal
+    """What it would come to with the fee kept (the waiver missed)."""
+
+    @property
+    def paid(self) -> Decimal:
+        return sum(self.values, Decimal(0))
+
+
+def _reference(
+    ctx: Context,
+    op: TransitionTool,
+    table: Table,
+    path: Path,
+    first: list[ToolCall],
+    facts: dict[Any, _Facts],
+    chosen: Any,
+    limit: Decimal | None,
+    rules: set[str],
+) -> tuple[list[ToolCall], list[int]]:
+    """The reads that settle the choice, none of which an agent could leave out, after ``first`` (the
+    person found and their records listed): for the chosen record, every staff rule's reads, its
+    amounts and (where the fee applies) what decides its waiver; for each other candidate the fewest
+    reads that rule it out, whichever way does it: the one staff rule that keeps it back, or its
+    amounts showing it comes to less than the chosen one or passes the cap alone (with its waiver
+    read only where that decides it). A history rule over the person's own records of this kind is
+    settled by their listing, which shows every one of them. Returns the calls and the places of
+    the ones that decide something (every read after finding the person)."""
+    calls = list(first)
+    deciding = list(range(1, len(calls)))
+    covered = [
+        c
+        for r in ctx.policy.staff_rules(op.name)
+        if r.kind == "history" and r.table == table.name and r.via == path[0].name
+        for c in _checks(ctx, op, facts[chosen].row, r)
+    ]
+
+    def fresh(new: list[ToolCall]) -> list[ToolCall]:
+        out: list[ToolCall] = []
+        for call in new:
+            if call not in calls and call not in covered and call not in out:
+                out.append(call)
+        return out
+
+    def add(new: list[ToolCall]) -> None:
+        for call in fresh(new):
+            deciding.append(len(calls))
+            calls.append(call)
+
+    best = facts[chosen]
+    rules |= {r.id for r in ctx.policy.staff_rules(op.name)}
+    add(_checks(ctx, op, best.row))
+    add(best.reads)
+    if best.owner_read is not None and best.kept != best.paid:
+        add([best.owner_read])
+    for key, one in facts.items():
+        if key == chosen:
+            continue
+        ways: list[list[ToolCall]] = []
+        if one.clear:
+            waiver = [] if one.owner_read is None else [one.owner_read]
+            if one.paid < best.back or (limit is not None and one.kept > limit):
+                ways.append(one.reads)  # its amounts alone rule it out
+            elif one.back < best.back or (limit is not None and one.back > limit):
+                ways.append([*one.reads, *waiver])  # with its waiver decided
+        if one.rule is not None:
+            ways.append(_checks(ctx, op, one.row, one.rule))
+        if not ways:
+            raise Skip("candidate_not_ruled_out")
+        add(min(ways, key=lambda w: len(fresh(w))))  # the first of the cheapest: amounts before a rule
+    return calls, deciding
 
 
 def _unique_best(values: dict[Any, Decimal]) -> Any | None:

@@ -90,6 +90,11 @@ Path = tuple[Column, ...]
 """The references from a record to the person it belongs to (one, or two through a record of theirs)."""
 
 
+MAX_MIDDLE = 5
+"""At most this many records a person's records are listed through (their policies, to reach their
+claims): one short page."""
+
+
 def _subjects(ctx: Context) -> list[tuple[Table, Path, Column]]:
     """(table, how its records belong to a person, the time "latest" is counted by) for every table
     whose records a customer owns and an operation moves."""
@@ -160,7 +165,7 @@ def _find_calls(
         return [ctx.list_call(table, {path[0].name: owner, **ranked, "limit": max(k, 5)})]
     middle = ctx.parent_of(path[0])
     mids = ctx.rows(middle, Where(path[1].name, "=", owner))
-    if not 1 <= len(mids) <= 5:
+    if not 1 <= len(mids) <= MAX_MIDDLE:
         return None
     holding = {r[path[0].name] for r in chosen}
     calls = [ctx.list_call(middle, {path[1].name: owner})]
@@ -251,11 +256,12 @@ def _unreachable(ctx: Context, op: TransitionTool, table: Table, row: dict[str, 
     return refusal_is_sound(ctx.schema, table.name, column, str(row[column]), str(op.to)) is None
 
 
-def _checks(ctx: Context, op: TransitionTool, row: dict[str, Any]) -> list[ToolCall]:
-    """Reads the staff rules of ``op`` need beyond the record itself (a related record's value, or the
-    owner's other records of the table: every page of them)."""
+def _checks(ctx: Context, op: TransitionTool, row: dict[str, Any], only: Rule | None = None) -> list[ToolCall]:
+    """Reads the staff rules of ``op`` (or the one rule ``only``: the one that refuses ``row``) need
+    beyond the record itself (a related record's value, or the owner's other records of the table:
+    every page of them)."""
     calls = []
-    for rule in ctx.policy.staff_rules(op.name):
+    for rule in ctx.policy.staff_rules(op.name) if only is None else [only]:
         if rule.kind == "related" and rule.child is not None and rule.via is not None:
             child = ctx.schema.table(rule.child)
             calls.append(ctx.list_call(child, {rule.via: row["id"]}))
