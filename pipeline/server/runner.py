@@ -25,6 +25,7 @@ import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from pipeline.server.proxies import trusted_proxies
+from pipeline.server.transport import CoalescingTransport
 
 try:
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
@@ -72,7 +73,7 @@ class HeaderTimeoutProtocol(H11Protocol):
     _header_timer: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
+        super().connection_made(CoalescingTransport(transport, self.loop))
         self._arm()
 
     def handle_events(self) -> None:
@@ -121,7 +122,7 @@ if HttpToolsProtocol is not None:
         _headers_too_slow: ClassVar[Callable[[Any], None]] = HeaderTimeoutProtocol._headers_too_slow
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-            super().connection_made(transport)
+            super().connection_made(CoalescingTransport(transport, self.loop))
             self._arm()
 
         def on_headers_complete(self) -> None:
