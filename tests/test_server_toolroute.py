@@ -11,6 +11,7 @@ import asyncio
 import json
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -171,3 +172,42 @@ def test_writes_of_one_loop_turn_leave_together_and_close_flushes() -> None:
         return real
 
     asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("parser", ["httptools", "h11"])
+def test_the_header_deadline_moves_with_each_request_of_a_keep_alive_connection(
+    store_bundle: Path, parser: str
+) -> None:
+    """Busy past the deadline on one connection is fine; headers that stall after a response are cut."""
+    app = create_app(store_bundle, max_sessions=2, trainer_token=TOKEN)
+    port = _free_port()
+    server = make_server(app, "127.0.0.1", port, header_timeout=0.3, parser=parser)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        for _ in range(200):
+            if server.started:
+                break
+            thread.join(0.05)
+        health = f"GET /health HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode()
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+            started = time.monotonic()
+            while time.monotonic() - started < 0.8:  # well past one deadline, never idle for one
+                s.sendall(health)
+                head = b""
+                while b"\r\n\r\n" not in head:
+                    head += s.recv(65536)
+                assert head.startswith(b"HTTP/1.1 200"), head
+                length = int(head.split(b"content-length: ", 1)[1].split(b"\r\n", 1)[0])
+                body = head.partition(b"\r\n\r\n")[2]
+                while len(body) < length:
+                    body += s.recv(65536)
+            s.sendall(b"GET /health HTTP/1.1\r\n")  # and then nothing
+            stalled = time.monotonic()
+            received = b""
+            while chunk := s.recv(65536):
+                received += chunk
+            assert received.startswith(b"HTTP/1.1 408") and time.monotonic() - stalled < 2
+    finally:
+        server.should_exit = True
+        thread.join(10)
