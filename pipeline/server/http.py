@@ -10,8 +10,10 @@ and Origin, JSON bodies only, size and time limits). Every body is then parsed s
 bounded nesting) and checked against the same JSON Schemas the served OpenAPI document
 shows, so a bad request of any shape (not JSON, wrong types, unknown fields, too large,
 an unknown session) is a 4xx ``{"code", "message"}`` and never reaches the environment.
-Handlers are ``async`` and do their (sub-millisecond, in-memory SQLite) work on the event
-loop: one thread owns every session, so sessions need no locks.
+``POST /tools/{name}`` is answered by :class:`pipeline.server.toolroute.ToolRoute`, just inside
+the guard, with the same checks and error bytes as the other routes. Handlers are ``async`` and
+do their (sub-millisecond, in-memory SQLite) work on the event loop: one thread owns every
+session, so sessions need no locks.
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 The tool route was a plain Starlette route at the end of the app's route list. Every call
 still went through FastAPI's exception middleware and exit stack, a match against each route
 before it, and a ``Request``, a ``JSONResponse`` and two wrapping ``send`` closures built and
-thrown away: under 64 clients (py-spy, 2026-11-29) about a fifth of the server's CPU, against
-about a third for the tool step itself. :class:`ToolRoute` sits just inside the request guard
+thrown away: under 64 clients (py-spy, 2026-11-29) 13-18 % of the server's CPU, about as much as
+the tool step itself (18-23 %). :class:`ToolRoute` sits just inside the request guard
 (and :class:`pipeline.server.workers.Sticky`, so Host, Origin, media type, size and time limits
 and the worker routing all still apply) and answers a ``POST`` whose path is ``/tools/`` and one
 segment itself; every other request goes on to the app unchanged (a ``GET /tools/x`` still
