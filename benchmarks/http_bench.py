@@ -12,6 +12,13 @@ cores as the server, so the figures are a floor.
     python benchmarks/http_bench.py --bundle B --code ../before --rounds 2  # A B A B
     python benchmarks/http_bench.py --bundle B --workers 2
 
+Beside each level the same clients drive a do-nothing route on the same stack (``--floor``, on by
+default), right after the real one (real, floor, real, floor across ``--rounds``): ``POST
+/bench/floor``, added by the benchmark's launcher as the innermost of the app's own middleware, so
+it passes uvicorn, FastAPI's outer layers, the request guard (Host, Origin, media type, body read)
+and answers ``{}``. The real route's steps/s over the floor's is the share of the stack's own
+ceiling that the tool calls reach.
+
 Sessions are opened on the trainer's route (``POST /trainer/sessions`` with the token every
 server of the run is started with, ``SYNTHENV_TRAINER_TOKEN``); a checkout from before the
 trainer routes is driven through its ``POST /sessions``.
@@ -43,6 +50,39 @@ from runtime_bench import _rss_mb, _summary, _tool_calls, load_average  # noqa: 
 TOKEN = "http-bench-trainer-token-0123456789"
 """The trainer token every server of the run is started with (opening a session needs it), unless
 ``SYNTHENV_TRAINER_TOKEN`` is already set (e.g. by ``trainers_bench.py``, which starts servers here)."""
+
+
+FLOOR_PATH = "/bench/floor"
+LAUNCHER = f"""
+import runpy, sys
+import pipeline.server.http as http
+
+class Floor:
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http" or scope["path"] != {FLOOR_PATH!r}:
+            return await self.app(scope, receive, send)
+        while (await receive()).get("more_body"):
+            pass
+        headers = [(b"content-length", b"2"), (b"content-type", b"application/json")]
+        await send({{"type": "http.response.start", "status": 200, "headers": headers}})
+        await send({{"type": "http.response.body", "body": b"{{}}"}})
+
+def create_app(*args, __create=http.create_app, **kwargs):
+    from starlette.middleware import Middleware
+
+    app = __create(*args, **kwargs)
+    app.user_middleware.append(Middleware(Floor))
+    return app
+
+http.create_app = create_app
+sys.argv[0] = "synthenv"
+runpy.run_module("pipeline.cli.main", run_name="__main__")
+"""
+"""``synthenv serve`` plus the do-nothing route, from any checkout (``create_app`` is wrapped before the CLI
+imports it)."""
 
 
 def trainer_token() -> str:
@@ -98,7 +138,7 @@ async def open_session(conn: Connection, seed: int) -> tuple[int, bytes]:
     return status, body
 
 
-async def drive(port: int, n: int, seconds: float, calls: list[dict[str, Any]]) -> dict[str, Any]:
+async def drive(port: int, n: int, seconds: float, calls: list[dict[str, Any]], floor: bool = False) -> dict[str, Any]:
     conns = [await Connection.open("127.0.0.1", port) for _ in range(n)]
     sessions = [json.loads((await open_session(c, i))[1])["session_id"] for i, c in enumerate(conns)]
     done, errors = [0], [0]
@@ -111,7 +151,8 @@ async def drive(port: int, n: int, seconds: float, calls: list[dict[str, Any]]) 
             call = calls[i % len(calls)]
             i += n
             t = time.perf_counter()
-            status, _ = await conns[k].post(f"/tools/{call['tool']}", call["arguments"], {"X-Session-Id": sessions[k]})
+            path = FLOOR_PATH if floor else f"/tools/{call['tool']}"
+            status, _ = await conns[k].post(path, call["arguments"], {"X-Session-Id": sessions[k]})
             latencies.append(time.perf_counter() - t)
             done[0] += 1
             errors[0] += status >= 500
@@ -122,6 +163,7 @@ async def drive(port: int, n: int, seconds: float, calls: list[dict[str, Any]]) 
     for c in conns:
         c.close()
     return {
+        "route": "floor" if floor else "tools",
         "clients": n,
         "steps": done[0],
         "seconds": round(elapsed, 2),
@@ -132,10 +174,13 @@ async def drive(port: int, n: int, seconds: float, calls: list[dict[str, Any]]) 
     }
 
 
-def start_server(code: Path, bundle: Path, port: int, sessions: int, extra: list[str]) -> subprocess.Popen[bytes]:
+def start_server(
+    code: Path, bundle: Path, port: int, sessions: int, extra: list[str], floor: bool = False
+) -> subprocess.Popen[bytes]:
     """`synthenv serve` from checkout ``code``, once /health answers. Its stderr goes to a temporary
     file (a pipe nobody reads could fill up and stall a chatty server); the tail is shown if it fails."""
-    cmd = [sys.executable, "-m", "pipeline.cli.main", "serve", str(bundle), "--port", str(port)]
+    cmd = [sys.executable, *(["-c", LAUNCHER] if floor else ["-m", "pipeline.cli.main"])]
+    cmd += ["serve", str(bundle), "--port", str(port)]
     cmd += ["--max-sessions", str(sessions), "--session-ttl", "3600", *extra]
     import httpx
 
@@ -193,7 +238,7 @@ async def _open_sessions(port: int, count: int) -> int:
 
 
 def measure(
-    code: Path, bundle: Path, seconds: float, levels: list[int], sessions: int, extra: list[str]
+    code: Path, bundle: Path, seconds: float, levels: list[int], sessions: int, extra: list[str], floor: bool = True
 ) -> dict[str, Any]:
     sys.path.insert(0, str(ROOT))
     from pipeline.bundle.format import load_bundle
@@ -201,16 +246,20 @@ def measure(
 
     calls = _tool_calls(Environment(load_bundle(bundle, verify=False)), random.Random(1), 30)
     port = _free_port()
-    server = start_server(code, bundle, port, max(sessions, max(levels)) + 100, extra)
+    server = start_server(code, bundle, port, max(sessions, max(levels)) + 100, extra, floor)
     try:
-        runs = [asyncio.run(drive(port, n, seconds, calls)) for n in levels]
+        runs, floors = [], []
+        for n in levels:  # the real route, then the floor, at each level
+            runs.append(asyncio.run(drive(port, n, seconds, calls)))
+            if floor:
+                floors.append(asyncio.run(drive(port, n, seconds, calls, floor=True)))
         memory: dict[str, Any] = {}
         if sessions:
             idle = _tree_rss_mb(server.pid)
             opened = asyncio.run(_open_sessions(port, sessions))
             full = _tree_rss_mb(server.pid)
             memory = {"sessions": opened, "rss_idle_mb": idle, "rss_mb": full}
-        return {"code": str(code), "options": extra, "throughput": runs, "memory": memory}
+        return {"code": str(code), "options": extra, "throughput": runs, "floor": floors, "memory": memory}
     finally:
         stop_server(server)
 
@@ -224,13 +273,19 @@ def main() -> None:
     parser.add_argument("--concurrency", default="1,16,64")
     parser.add_argument("--sessions", type=int, default=0, help="then open this many sessions and report RSS")
     parser.add_argument("--workers", type=int, default=0, help="pass --workers N to this checkout's server")
+    parser.add_argument(
+        "--floor",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help=f"also drive the do-nothing route {FLOOR_PATH} at each level (default: on)",
+    )
     args = parser.parse_args()
     levels = [int(c) for c in args.concurrency.split(",")]
     results = []
     for _ in range(args.rounds):
         for code in [ROOT, *args.code]:
             extra = ["--workers", str(args.workers)] if args.workers and code == ROOT else []
-            run = measure(code, args.bundle, args.seconds, levels, args.sessions, extra)
+            run = measure(code, args.bundle, args.seconds, levels, args.sessions, extra, args.floor)
             results.append(run)
             _print(run)
     RESULTS.mkdir(parents=True, exist_ok=True)
@@ -239,11 +294,17 @@ def main() -> None:
 
 def _print(run: dict[str, Any]) -> None:
     print(f"{run['code']} {' '.join(run['options'])}")
+    floors = {r["clients"]: r for r in run.get("floor", [])}
     for r in run["throughput"]:
-        print(
-            f"  {r['clients']:>3} clients: {r['steps_per_s']:8.1f} steps/s  p50 {r['latency']['p50_ms']:.2f} ms  "
-            f"p99 {r['latency']['p99_ms']:.2f} ms  5xx {r['server_errors']}  (load average {r['load_average']})"
-        )
+        for name, x in (("tools", r), ("floor", floors.get(r["clients"]))):
+            if x is None:
+                continue
+            ratio = f"  {r['steps_per_s'] / x['steps_per_s']:.2f}x the floor" if name == "floor" else ""
+            lat = x["latency"]
+            print(
+                f"  {x['clients']:>3} clients {name}: {x['steps_per_s']:8.1f} steps/s  p50 {lat['p50_ms']:.2f} ms"
+                f"  p99 {lat['p99_ms']:.2f} ms  5xx {x['server_errors']}  (load average {x['load_average']}){ratio}"
+            )
     if run["memory"]:
         m = run["memory"]
         print(f"  {m['sessions']} sessions open: server RSS {m['rss_mb']} MB (idle {m['rss_idle_mb']} MB)")

@@ -10,8 +10,10 @@ and Origin, JSON bodies only, size and time limits). Every body is then parsed s
 bounded nesting) and checked against the same JSON Schemas the served OpenAPI document
 shows, so a bad request of any shape (not JSON, wrong types, unknown fields, too large,
 an unknown session) is a 4xx ``{"code", "message"}`` and never reaches the environment.
-Handlers are ``async`` and do their (sub-millisecond, in-memory SQLite) work on the event
-loop: one thread owns every session, so sessions need no locks.
+``POST /tools/{name}`` is answered by :class:`pipeline.server.toolroute.ToolRoute`, just inside
+the guard, with the same checks and error bytes as the other routes. Handlers are ``async`` and
+do their (sub-millisecond, in-memory SQLite) work on the event loop: one thread owns every
+session, so sessions need no locks.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
 try:
     import orjson
@@ -34,12 +36,14 @@ except ImportError:  # plain json responses
     orjson = None  # type: ignore[assignment]
 from jsonschema import Draft202012Validator
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.middleware import Middleware
 from starlette.routing import Route
 
 from pipeline.server.guard import DEFAULT_BODY_TIMEOUT, RequestGuard, allowed_hosts_from_env
 from pipeline.server.limits import DEFAULT_MAX_ROWS, DEFAULT_MAX_WRITES
 from pipeline.server.openapi import BODIES, SHAPES, served_openapi
 from pipeline.server.sessions import SessionManager, UnknownSession
+from pipeline.server.toolroute import ToolRoute
 from pipeline.server.trainer import OPENS_EPISODES, add_trainer_routes, check_token, new_token
 from pipeline.server.workers import Sticky, session_prefix
 from pipeline.tools.jsonvalues import parse_json
@@ -102,7 +106,11 @@ async def _json_body(request: Request, limit: int, required: bool) -> Any:
         if size > limit:
             raise ApiError("payload_too_large", f"the body is over the limit of {limit} bytes")
         chunks.append(chunk)
-    raw = b"".join(chunks)
+    return _parse_body(b"".join(chunks), required)
+
+
+def _parse_body(raw: bytes, required: bool) -> Any:
+    """A body already read whole, parsed strictly (``pipeline.tools.jsonvalues``); ApiError if not JSON."""
     if not raw.strip():
         if required:
             raise ApiError("invalid_argument", "a JSON object body is required")
@@ -111,6 +119,16 @@ async def _json_body(request: Request, limit: int, required: bool) -> Any:
         return parse_json(raw)
     except ValueError as exc:
         raise ApiError("invalid_argument", f"the body is not accepted: {str(exc)[:200]}") from None
+
+
+_render = JSONResponse(None).render
+"""Starlette's JSON encoding, without building a response: the bytes :func:`_error` sends."""
+_encode = FastJSONResponse(None).render
+"""The bytes :func:`_ok` sends for a tool result."""
+
+
+def _error_bytes(code: str, message: str) -> bytes:
+    return _render({"code": code, "message": message})
 
 
 def _check(validator: Draft202012Validator, body: Any, what: str) -> dict[str, Any]:
@@ -264,23 +282,37 @@ def create_app(
 
     add_trainer_routes(app, token, manager, session, checked, lambda message: ApiError("not_found", message))
 
-    async def call_tool(request: Request) -> JSONResponse:
-        # A plain Starlette route: the hot path skips FastAPI's dependency resolution.
-        tool_name = str(request.path_params["tool_name"])
-        sid = request.headers.get(SESSION_HEADER)
+    def tool_result(tool_name: str, sid: str | None, raw: bytes) -> Any:
+        """A tool call's result; ApiError for a missing or unknown session or tool, a bad body, a tool error."""
         if not sid:
             raise ApiError("invalid_argument", f"missing {SESSION_HEADER} header: {OPENS_EPISODES}")
         env = session(sid)
         if tool_name not in tools:
             raise ApiError("not_found", f"unknown tool {tool_name[:80]!r}; GET /openapi.json lists the tools")
-        arguments = await _json_body(request, max_body_bytes, required=True)
+        if len(raw) > max_body_bytes:
+            raise ApiError("payload_too_large", f"the body is over the limit of {max_body_bytes} bytes")
+        arguments = _parse_body(raw, required=True)
         obs, _, _, _, _ = env.step({"tool": tool_name, "arguments": arguments})
         if obs["type"] == "tool_result":
-            return _ok(obs["result"])
+            return obs["result"]
         error = obs["error"]
         raise ApiError(str(error["code"]), str(error["message"]))
 
+    def tool_answer(tool_name: str, sid: str | None, raw: bytes) -> tuple[int, bytes]:
+        try:
+            return 200, _encode(tool_result(tool_name, sid, raw))
+        except ApiError as exc:
+            return exc.status, _error_bytes(exc.code, exc.message)
+
+    async def call_tool(request: Request) -> Response:
+        # ToolRoute answers every POST here first; the route stays so that other methods get the router's 405.
+        tool_name = str(request.path_params["tool_name"])
+        status, content = tool_answer(tool_name, request.headers.get(SESSION_HEADER), await request.body())
+        return Response(content, status_code=status, media_type="application/json")
+
     app.router.routes.append(Route("/tools/{tool_name}", call_tool, methods=["POST"]))
+    # Innermost of the app's own middleware (appended, not added): the guard and Sticky run first.
+    app.user_middleware.append(Middleware(ToolRoute, call=tool_answer, session_header=SESSION_HEADER))
     if mcp_server is not None:
         from mcp.server.transport_security import TransportSecuritySettings
 

@@ -144,9 +144,11 @@ class SessionManager:
         return session_id, obs, {**info, "seed": seed}
 
     def get(self, session_id: str) -> Any:
-        env = self._sessions.get(session_id)
-        if env is None:
-            raise UnknownSession(session_id)
+        # One lookup (the cache's ``get`` is a membership test, then a second lookup): this runs on every step.
+        try:
+            env = self._sessions[session_id]
+        except KeyError:
+            raise UnknownSession(session_id) from None
         self._sessions[session_id] = env  # restarts its time to live
         return env
 
