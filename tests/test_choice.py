@@ -1,8 +1,8 @@
 """The top level (family ``choice``): one of a person's records, chosen by what it comes to under the policy.
 
 The reference scores 1.0 through the real environment in every answer form the instruction allows;
-the operation on any shortcut's pick, on every candidate, or on none, and the total before the fee,
-score 0.0. The choice itself is recomputed from the state with the policy's own readings (the
+the operation on any shortcut's pick, on every candidate, or on none, the total before the fee, and
+the total of someone who believed the person's false claim that no fee is kept, score 0.0. The choice itself is recomputed from the state with the policy's own readings (the
 blocking rule, the refund with its waiver, the cap), not the family's code.
 """
 
@@ -76,6 +76,10 @@ def test_every_shortcut_scores_zero(env: Environment) -> None:
         reads = [(t, a) for t, a in _reference(task) if t != task.knobs["operation"]]
         assert _play(env, task, reads, answer) == 0.0  # the right total, nothing done
         assert _play(env, task, [], answer) == 0.0
+        if "unwaived_answer" in task.knobs:  # the fee kept on the chosen record, which the waiver spares
+            assert _play(env, task, _reference(task), json.loads(task.knobs["unwaived_answer"])) == 0.0
+        if task.knobs.get("claim") == "false":  # the person's claim that no fee is kept, believed
+            assert _play(env, task, _reference(task), json.loads(task.knobs["believed_answer"])) == 0.0
         gross = json.loads(task.knobs["gross_answer"])
         if gross["total"] != json.loads(str(task.answer))["total"]:
             assert _play(env, task, _reference(task), gross) == 0.0  # the fee forgotten
@@ -126,6 +130,8 @@ def test_the_exploit_library_attacks_every_choice_from_the_bundle_alone(env: Env
     assert sum(report.exploits.passed.values()) == 0
     tasks = len(_choices(env))
     assert report.exploits.tasks["other_choice"] == report.exploits.tasks["every_candidate"] == tasks
+    claims = sum(t.knobs.get("claim") == "false" for t in _choices(env))
+    assert claims and report.exploits.tasks["claim_believed"] >= claims
 
 
 def test_a_history_rule_over_the_persons_own_records_is_read_off_their_listing(

@@ -23,7 +23,10 @@ Knobs: ``records`` (the person's records the operation's status allows: the cand
 ``refused`` (those a staff rule or the cap keeps back), ``policy_rules`` (rules relied on),
 ``candidates`` (people sharing the name plus the person's records), ``computed`` (always 1: a
 refund per candidate, none shown by a tool), ``preference`` ("most_back"), ``traps`` (which
-shortcut picks another record), ``wrong_picks`` (the record each shortcut picks), ``extra_wish``.
+shortcut picks another record), ``wrong_picks`` (the record each shortcut picks), ``extra_wish``,
+``claim`` ("true" or "false" where the person claims the fee's waiver covers their records, as in
+``case``: believing a false one gives every candidate back in full, which changes the total and may
+change the pick, recorded as the shortcut ``claim``; ``believed_answer`` is that answer).
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from pipeline.policy.model import Rule
 from pipeline.runtime.task import ToolCall
 from pipeline.runtime.verify import AnswerCheck
 from pipeline.tasks.context import Context
+from pipeline.tasks.families._claims import claim
 from pipeline.tasks.families._common import op_call, operations
 from pipeline.tasks.families._settle import MAX_ITEMS, amounts, comes_to, paid_on, waived
 from pipeline.tasks.families.case import judge_second, second_request
@@ -198,6 +202,8 @@ def _build(
         ctx.phrases.render(rng, "request", "hello_org" if org else "hello", who=who),
         ctx.phrases.render(rng, NAME, "wish", action=_action(op, table, one_of), verb=_verb(op, table), me=me),
     ]
+    # The person's claim that the waiver covers them (:mod:`._claims`), checked against their records.
+    said = claim(ctx, rng, op, person, prow, pool, staff)
     # A second wish about a record of another kind (:func:`case.second_request`), judged by the policy too.
     row = next(r for r in pool if r["id"] == chosen)
     found = Subject(table, len(mine), listing, op, person, prow, [row], [("allowed", None)], mine)
@@ -221,6 +227,11 @@ def _build(
     expected: dict[str, Any] = {"total": float(round(back[chosen], 2))}
     if second is not None:
         expected["refused"] = refusals
+    believed = None if said is None else _believed(facts, back, capped, limit, chosen)
+    if believed is not None and said is not None:
+        text.insert(2, said.text)  # after what they ask for
+        if believed.pick != chosen:
+            wrong["claim"] = believed.pick
     knobs = {
         "records": len(pool),
         "refused": refused,
@@ -240,13 +251,55 @@ def _build(
         "decides": deciding,
         # What the shortcut that ranks by what was paid (the fee and waiver forgotten) answers.
         "gross_answer": json.dumps({**expected, "total": float(round(paid[chosen], 2))}),
+        "claim": None if believed is None else believed.holds,
+        "claim_form": None if believed is None or said is None else said.form,
     }
+    if kept[chosen] != back[chosen]:  # the waiver gives the chosen record back in full: the fee kept on it
+        knobs["unwaived_answer"] = json.dumps({**expected, "total": float(round(kept[chosen], 2))})
+    if believed is not None and believed.holds == "false":
+        knobs["believed_answer"] = json.dumps({**expected, "total": float(round(believed.total, 2))})
     # A report: the records not chosen are no refusals (the person asked for one); with no second wish
     # the answer asked for is the total alone (an empty "refused" list is accepted too).
     check = AnswerCheck(kind="report", expected={"refused": [], **expected})
     grounding = [ctx.ground(person, by)]
     instruction = " ".join(sentence(t) for t in text)
     return Candidate(NAME, level, knobs, instruction, calls, json.dumps(expected), check, grounding=grounding)
+
+
+@dataclass(frozen=True)
+class _Belief:
+    """What someone who believed the person's claim that the waiver covers every record would do."""
+
+    pick: Any
+    total: Decimal
+    holds: str
+    """"true" where believing gives the policy's answer, else "false"."""
+
+
+def _believed(
+    facts: dict[Any, _Facts],
+    back: dict[Any, Decimal],
+    capped: set[Any],
+    limit: Decimal | None,
+    chosen: Any,
+) -> _Belief | None:
+    """The claim's weight in the choice, or None where it is left out: believing it, every candidate
+    the staff rules let through comes back in full (the cap then weighs full refunds), which may pick
+    another record. A claim is made only where it matters: false (believing gives another total),
+    or true while the waiver is what gives the chosen record back in full. None too where believing
+    ties two records (it would have two readings) or gives the right total on another record."""
+    full = {i: facts[i].paid for i in (*back, *capped)}
+    allowed = {i: v for i, v in full.items() if limit is None or v <= limit}
+    pick = _unique_best(allowed)
+    if pick is None:
+        return None
+    total = allowed[pick]
+    if (pick, total) == (chosen, back[chosen]):
+        waived_here = facts[chosen].kept != back[chosen]
+        return _Belief(pick, total, "true") if waived_here else None
+    if total == back[chosen]:
+        return None  # the right total on the wrong record: the answer alone would not tell them apart
+    return _Belief(pick, total, "false")
 
 
 @dataclass(frozen=True)
