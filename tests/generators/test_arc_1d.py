@@ -170,3 +170,22 @@ def test_question_equals_the_grid_layout() -> None:
         pairs = [((row,), (out,)) for row, out in zip(rows[:-1], outputs[:-1])]
         assert arc_1d._question(rows[:-1], outputs[:-1], rows[-1]) == examples_question(ARC_INTRO, pairs, (rows[-1],))
         assert arc_1d._render_row(rows[0]) == render((rows[0],))
+
+
+def test_fill_and_stretch_read_the_ends_as_a_list_of_marks_would() -> None:
+    """``filled`` / ``stretched`` find the first and last coloured cell from the row's bytes;
+    the same rows as from the list of every coloured index (all-0, one cell, a cell > 255)."""
+
+    def by_marks(row: Row) -> tuple[Row | None, Row | None, Row | None]:
+        marks = [i for i, cell in enumerate(row) if cell]
+        if not marks:
+            return None, None, None
+        first, last = marks[0], marks[-1]
+        fill = None if row[first] != row[last] else row[:first] + (row[first],) * (last - first + 1) + row[last + 1 :]
+        return fill, row[:first] + (row[first],) * (len(row) - first), (row[last],) * (last + 1) + row[last + 1 :]
+
+    rng = random.Random(3)
+    rows = [(0,) * 7, (0, 0, 4, 0), (5,), (0, 300, 0, 300, 0)]
+    rows += [tuple(rng.choice((0, 0, 0, 2, 9)) for _ in range(rng.randint(1, 12))) for _ in range(400)]
+    for row in rows:
+        assert (arc_1d.filled(row), arc_1d.stretched(row, True), arc_1d.stretched(row, False)) == by_marks(row)

@@ -43,22 +43,43 @@ def recoloured(row: Row, colour: int) -> Row:
     return tuple([colour if cell else 0 for cell in row])
 
 
+def _ends(row: Row) -> tuple[int, int] | None:
+    """The first and last coloured cell's index, or None for an all-0 row.
+
+    Read from the row as bytes (``lstrip`` / ``rstrip`` of the 0s, in C) rather than a list
+    of every coloured index; a cell outside 0..255 (never a colour) takes the list."""
+    try:
+        cells = bytes(row)
+    except ValueError:
+        marks = [i for i, cell in enumerate(row) if cell]
+        return (marks[0], marks[-1]) if marks else None
+    end = len(cells.rstrip(b"\0"))
+    if not end:
+        return None
+    return len(row) - len(cells.lstrip(b"\0")), end - 1
+
+
 def filled(row: Row) -> Row | None:
     """The gap between the first and last coloured cell filled, when both share a colour."""
-    marks = [i for i, cell in enumerate(row) if cell]
-    if not marks or row[marks[0]] != row[marks[-1]]:
+    ends = _ends(row)
+    if ends is None:
         return None
-    return row[: marks[0]] + (row[marks[0]],) * (marks[-1] - marks[0] + 1) + row[marks[-1] + 1 :]
+    first, last = ends
+    if row[first] != row[last]:
+        return None
+    return row[:first] + (row[first],) * (last - first + 1) + row[last + 1 :]
 
 
 def stretched(row: Row, right: bool) -> Row | None:
     """The run from the first (last) coloured cell extended to the right (left) edge."""
-    marks = [i for i, cell in enumerate(row) if cell]
-    if not marks:
+    ends = _ends(row)
+    if ends is None:
         return None
     if right:
-        return row[: marks[0]] + (row[marks[0]],) * (len(row) - marks[0])
-    return (row[marks[-1]],) * (marks[-1] + 1) + row[marks[-1] + 1 :]
+        first = ends[0]
+        return row[:first] + (row[first],) * (len(row) - first)
+    last = ends[1]
+    return (row[last],) * (last + 1) + row[last + 1 :]
 
 
 def _shift_by(k: int) -> Callable[[Row], Row | None]:
