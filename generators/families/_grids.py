@@ -25,7 +25,7 @@ Rule = Callable[[Grid], "Grid | None"]
 """A candidate transformation; ``None`` when it does not apply to a grid."""
 
 DIGITS = frozenset("0123456789")
-_DIGIT_BYTES = bytes(48 + b if b < 10 else b for b in range(256))
+DIGIT_BYTES = bytes(48 + b if b < 10 else b for b in range(256))
 """Colour 0..9 -> its digit character; byte 10 (the row break) stays a newline."""
 _STRIP = str.maketrans("", "", "[]|")
 _SEPARATORS = str.maketrans(",\t", "  ")
@@ -42,7 +42,7 @@ def render(grid: Grid) -> str:
     for row in grid:
         flat += bytes(row)
         flat.append(10)
-    return " ".join(flat[:-1].translate(_DIGIT_BYTES).decode()).replace(" \n ", "\n")
+    return " ".join(flat[:-1].translate(DIGIT_BYTES).decode()).replace(" \n ", "\n")
 
 
 def render_text(rows: Sequence[str]) -> str:

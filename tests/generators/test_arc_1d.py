@@ -125,3 +125,67 @@ def test_inline_row_draws_equal_randint(level: int) -> None:
     assert arc_1d.recoloured((0, 3, 3, 0, 5), 7) == (0, 7, 7, 0, 7)
     assert arc_1d.slid((0, 3, 0, 5, 0), True) == (0, 0, 0, 3, 5)
     assert arc_1d.slid((0, 3, 0, 5, 0), False) == (3, 5, 0, 0, 0)
+
+
+def _all_candidates_agree(max_shift: int, rows: list[Row], outputs: list[Row], test: Row, answer: Row) -> bool:
+    """``_identifiable`` by trying every candidate, the nine recolourings included."""
+    for rival in arc_1d.candidates(max_shift):
+        if all(rival(row) == out for row, out in zip(rows, outputs)) and rival(test) != answer:
+            return False
+    return True
+
+
+def test_identifiable_equals_trying_every_candidate() -> None:
+    """Skipping the recolourings the first output's colour rules out changes no verdict:
+    outputs of every rule (recolourings most), random rows and all-0 rows."""
+    rng = random.Random(11)
+    cells = (0, 0, 0, 1, 2, 7)
+    checked = 0
+    for _ in range(1500):
+        max_shift = rng.randint(1, 4)
+        length = rng.randint(10, 14)
+        rows = [tuple(rng.choice(cells) for _ in range(length)) for _ in range(rng.randint(1, 3))]
+        test = tuple(rng.choice(cells) for _ in range(length))
+        if rng.random() < 0.1:
+            rows = [(0,) * length] * len(rows)
+        rival = rng.choice(arc_1d.candidates(max_shift)[-9:] * 3 + arc_1d.candidates(max_shift))
+        outputs = [rival(row) or (0,) * length for row in rows]
+        answer = rival(test) or test
+        if rng.random() < 0.3:
+            answer = tuple(rng.choice(cells) for _ in range(length))
+        rivals = arc_1d._rivals(max_shift)
+        verdict = arc_1d._identifiable(rivals, rows, outputs, test, answer)
+        assert verdict == _all_candidates_agree(max_shift, rows, outputs, test, answer)
+        checked += verdict
+    assert 100 < checked < 1400
+
+
+def test_question_equals_the_grid_layout() -> None:
+    from generators.families._grids import ARC_INTRO, examples_question, render
+
+    rng = random.Random(2)
+    for _ in range(50):
+        rows = [tuple(rng.randint(0, 9) for _ in range(rng.randint(6, 30))) for _ in range(4)]
+        outputs = [row[::-1] for row in rows]
+        pairs = [((row,), (out,)) for row, out in zip(rows[:-1], outputs[:-1])]
+        assert arc_1d._question(rows[:-1], outputs[:-1], rows[-1]) == examples_question(ARC_INTRO, pairs, (rows[-1],))
+        assert arc_1d._render_row(rows[0]) == render((rows[0],))
+
+
+def test_fill_and_stretch_read_the_ends_as_a_list_of_marks_would() -> None:
+    """``filled`` / ``stretched`` find the first and last coloured cell from the row's bytes;
+    the same rows as from the list of every coloured index (all-0, one cell, a cell > 255)."""
+
+    def by_marks(row: Row) -> tuple[Row | None, Row | None, Row | None]:
+        marks = [i for i, cell in enumerate(row) if cell]
+        if not marks:
+            return None, None, None
+        first, last = marks[0], marks[-1]
+        fill = None if row[first] != row[last] else row[:first] + (row[first],) * (last - first + 1) + row[last + 1 :]
+        return fill, row[:first] + (row[first],) * (len(row) - first), (row[last],) * (last + 1) + row[last + 1 :]
+
+    rng = random.Random(3)
+    rows = [(0,) * 7, (0, 0, 4, 0), (5,), (0, 300, 0, 300, 0)]
+    rows += [tuple(rng.choice((0, 0, 0, 2, 9)) for _ in range(rng.randint(1, 12))) for _ in range(400)]
+    for row in rows:
+        assert (arc_1d.filled(row), arc_1d.stretched(row, True), arc_1d.stretched(row, False)) == by_marks(row)

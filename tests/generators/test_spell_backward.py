@@ -3,7 +3,13 @@ words reversed in place (not as one string) and stuffed answers score 0."""
 
 from __future__ import annotations
 
+import random
+
+import pytest
+
 from generators.dataset import create_dataset, score
+from generators.families._words import WORDS, words_by_length
+from generators.families.algorithmic import spell_backward
 
 NAME = "spell_backward"
 
@@ -34,3 +40,17 @@ def test_forms_and_exploits() -> None:
     ):
         if wrong.casefold() != gold.casefold():
             assert score(NAME, wrong, item) == 0.0, wrong[:60]
+
+
+@pytest.mark.parametrize("level", range(6))
+def test_inline_draws_equal_rng_choice(level: int) -> None:
+    """The cached pool and inline draws give ``rng.choice`` per word over ``words_by_length``."""
+    config = spell_backward.FAMILY.config_for_level(level)
+    pool = words_by_length(WORDS, config.min_length, config.max_length)
+    ours, theirs = random.Random(level), random.Random(level)
+    for _ in range(200):
+        text = " ".join(theirs.choice(pool) for _ in range(config.words))
+        problem = spell_backward.generate(config, ours)
+        assert problem.extra["text"] == text and problem.answer == text[::-1]
+        assert f'backwards: "{text}".' in problem.question
+    assert ours.getstate() == theirs.getstate()

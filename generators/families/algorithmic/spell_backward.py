@@ -44,20 +44,34 @@ LEVELS = (
 )
 
 
+_POOLS: dict[tuple[int, int], tuple[str, ...]] = {}
+"""(min_length, max_length) -> ``words_by_length``'s pool: one dict lookup an item instead
+of a call that keys its own cache by the word list's identity."""
+
+
 def generate(config: Config, rng: random.Random) -> Problem:
-    pool = words_by_length(WORDS, config.min_length, config.max_length)
+    low, high, count = config.min_length, config.max_length, config.words
+    pool = _POOLS.get((low, high))
+    if pool is None:
+        pool = _POOLS[low, high] = words_by_length(WORDS, low, high)
     # ``rng.choice(pool)`` per word with its draws inline (same getrandbits calls).
     getrandbits, size = rng.getrandbits, len(pool)
     bits = size.bit_length()
+    if count == 1:  # one word: no list and no join
+        r = getrandbits(bits)
+        while r >= size:
+            r = getrandbits(bits)
+        text = pool[r]
+        question = f'Spell this word backwards: "{text}".\nGive the reversed text only.'
+        return Problem(question, text[::-1], {"text": text})
     words = []
-    for _ in range(config.words):
+    for _ in range(count):
         r = getrandbits(bits)
         while r >= size:
             r = getrandbits(bits)
         words.append(pool[r])
     text = " ".join(words)
-    what = "word" if config.words == 1 else "phrase (as one string, spaces included)"
-    question = f'Spell this {what} backwards: "{text}".\nGive the reversed text only.'
+    question = f'Spell this phrase (as one string, spaces included) backwards: "{text}".\nGive the reversed text only.'
     return Problem(question, text[::-1], {"text": text})
 
 

@@ -18,7 +18,7 @@ from functools import cache
 from typing import Any, ClassVar
 
 from generators.base import Family, Knobs, Problem
-from generators.families._grids import ARC_INTRO, examples_question, render, score_grid
+from generators.families._grids import ARC_INTRO, DIGIT_BYTES, score_grid
 
 NAME = "arc_1d"
 
@@ -43,22 +43,43 @@ def recoloured(row: Row, colour: int) -> Row:
     return tuple([colour if cell else 0 for cell in row])
 
 
+def _ends(row: Row) -> tuple[int, int] | None:
+    """The first and last coloured cell's index, or None for an all-0 row.
+
+    Read from the row as bytes (``lstrip`` / ``rstrip`` of the 0s, in C) rather than a list
+    of every coloured index; a cell outside 0..255 (never a colour) takes the list."""
+    try:
+        cells = bytes(row)
+    except ValueError:
+        marks = [i for i, cell in enumerate(row) if cell]
+        return (marks[0], marks[-1]) if marks else None
+    end = len(cells.rstrip(b"\0"))
+    if not end:
+        return None
+    return len(row) - len(cells.lstrip(b"\0")), end - 1
+
+
 def filled(row: Row) -> Row | None:
     """The gap between the first and last coloured cell filled, when both share a colour."""
-    marks = [i for i, cell in enumerate(row) if cell]
-    if not marks or row[marks[0]] != row[marks[-1]]:
+    ends = _ends(row)
+    if ends is None:
         return None
-    return row[: marks[0]] + (row[marks[0]],) * (marks[-1] - marks[0] + 1) + row[marks[-1] + 1 :]
+    first, last = ends
+    if row[first] != row[last]:
+        return None
+    return row[:first] + (row[first],) * (last - first + 1) + row[last + 1 :]
 
 
 def stretched(row: Row, right: bool) -> Row | None:
     """The run from the first (last) coloured cell extended to the right (left) edge."""
-    marks = [i for i, cell in enumerate(row) if cell]
-    if not marks:
+    ends = _ends(row)
+    if ends is None:
         return None
     if right:
-        return row[: marks[0]] + (row[marks[0]],) * (len(row) - marks[0])
-    return (row[marks[-1]],) * (marks[-1] + 1) + row[marks[-1] + 1 :]
+        first = ends[0]
+        return row[:first] + (row[first],) * (len(row) - first)
+    last = ends[1]
+    return (row[last],) * (last + 1) + row[last + 1 :]
 
 
 def _shift_by(k: int) -> Callable[[Row], Row | None]:
@@ -137,6 +158,26 @@ def _row(rng: random.Random, length: int, blocks: int, max_block: int, margin: i
     """``blocks`` runs of one colour each, at least one cell apart, ``margin`` cells from the ends."""
     # Each ``rng.randint`` with its draws inline (the same getrandbits calls).
     getrandbits = rng.getrandbits
+    if blocks == 1:  # the same draws in the same order, the row built in one expression
+        bits = max_block.bit_length()
+        r = getrandbits(bits)
+        while r >= max_block:
+            r = getrandbits(bits)
+        size = 1 + r
+        span = length - 2 * margin - size + 1
+        if span <= 0:
+            raise ValueError("arc_1d: no room for the blocks")
+        bits = span.bit_length()
+        r = getrandbits(bits)
+        while r >= span:
+            r = getrandbits(bits)
+        if colour is None:
+            colour = getrandbits(4)
+            while colour >= 9:
+                colour = getrandbits(4)
+            colour += 1
+        start = margin + r
+        return (0,) * start + (colour,) * size + (0,) * (length - start - size)
     cells = [0] * length
     bits = max_block.bit_length()
     sizes = []
@@ -229,16 +270,24 @@ def _apply(rule: str, parameter: int, row: Row) -> Row | None:
 
 @cache
 def _rivals(max_shift: int) -> tuple[Callable[[Row], Row | None], ...]:
-    """:func:`candidates`, built once per ``max_shift`` (pure functions of a row)."""
-    return tuple(candidates(max_shift))
+    """:func:`candidates` without the nine recolourings, built once per ``max_shift``
+    (:func:`_identifiable` tries the one recolouring that can fit itself)."""
+    return tuple(candidates(max_shift)[:-9])  # candidates lists the nine recolourings last
 
 
 def _identifiable(
     rivals: tuple[Callable[[Row], Row | None], ...], rows: list[Row], outputs: list[Row], test: Row, answer: Row
 ) -> bool:
-    """``_grids.identifiable`` on one-row grids, read on the rows themselves: a rival fits
-    when it maps every example row to its output, and must then give ``answer`` on ``test``
-    (the same test without wrapping every rival and row per item)."""
+    """``_grids.identifiable`` on one-row grids over every candidate, read on the rows
+    themselves: a rival fits when it maps every example row to its output, and must then
+    give ``answer`` on ``test``.
+
+    ``rivals`` are the candidates but the recolourings. Recolouring to ``c`` leaves only
+    ``c`` and 0 in a row, so when the first example's output has a coloured cell only its
+    colour can fit and the other eight are not tried (an all-0 output: all nine are); the
+    verdict is the same as trying every candidate (a test checks this), for a ninth of
+    the recolouring calls.
+    """
     for rival in rivals:
         for row, out in zip(rows, outputs):
             if rival(row) != out:
@@ -246,7 +295,49 @@ def _identifiable(
         else:
             if rival(test) != answer:
                 return False
+    first = outputs[0]
+    colours = range(1, 10)
+    for cell in first:
+        if cell:
+            colours = range(cell, cell + 1) if 0 < cell < 10 else range(0)
+            break
+    for colour in colours:
+        for row, out in zip(rows, outputs):
+            if recoloured(row, colour) != out:
+                break
+        else:
+            if recoloured(test, colour) != answer:
+                return False
     return True
+
+
+_EXAMPLES_TAIL = (
+    "Give the output grid for the test input: one row per line, the digits separated by single "
+    "spaces, exactly in the form of the example outputs, and nothing after it."
+)
+
+
+def _render_row(row: Row) -> str:
+    """``_grids.render((row,))`` for one row of colours 0..9: the digits, single spaces between."""
+    return " ".join(bytes(row).translate(DIGIT_BYTES).decode())
+
+
+def _question(rows: list[Row], outputs: list[Row], test: Row) -> str:
+    """``examples_question(ARC_INTRO, pairs, (test,))`` for one-row grids, each row rendered
+    as :func:`_render_row` does, inline, without wrapping it in a grid (a test compares the two)."""
+    table = DIGIT_BYTES
+    parts = [ARC_INTRO, ""]
+    for number, (given, result) in enumerate(zip(rows, outputs), 1):
+        parts += [
+            f"Example {number}",
+            "Input:",
+            " ".join(bytes(given).translate(table).decode()),
+            "Output:",
+            " ".join(bytes(result).translate(table).decode()),
+            "",
+        ]
+    parts += ["Test input:", " ".join(bytes(test).translate(table).decode()), "", _EXAMPLES_TAIL]
+    return "\n".join(parts)
 
 
 def generate(config: Config, rng: random.Random) -> Problem:
@@ -263,11 +354,10 @@ def generate(config: Config, rng: random.Random) -> Problem:
         done = [out for out, row in zip(outputs, rows, strict=True) if out is not None and out != row]
         if len(done) < len(rows):
             continue
-        pairs = [((row,), (out,)) for row, out in zip(rows[:-1], done[:-1], strict=True)]
         test, answer = rows[-1], done[-1]
         if _identifiable(rivals, rows[:-1], done[:-1], test, answer):
             extra = {"rule": rule, "parameter": parameter}
-            return Problem(examples_question(ARC_INTRO, pairs, (test,)), render((answer,)), extra)
+            return Problem(_question(rows[:-1], done[:-1], test), _render_row(answer), extra)
     raise ValueError("arc_1d: no identifiable example set drawn")
 
 

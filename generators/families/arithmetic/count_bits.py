@@ -85,8 +85,9 @@ def generate(config: Config, rng: random.Random) -> Problem:
         number = _subset(getrandbits, bits, ones)
     else:  # the complement of a uniform (bits - ones)-subset is a uniform ones-subset
         number = _subset(getrandbits, bits, bits - ones) ^ ((1 << bits) - 1)
-    question = f"How many 1 bits are there in the binary representation of the number {number}? Give a single integer."
-    return Problem(question, str(ones), {"number": str(number)})
+    text = str(number)  # once: the question and the metadata hold the same decimal
+    question = f"How many 1 bits are there in the binary representation of the number {text}? Give a single integer."
+    return Problem(question, str(ones), {"number": text})
 
 
 FAMILY = Family(

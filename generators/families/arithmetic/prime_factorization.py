@@ -56,7 +56,16 @@ def primes_up_to(limit: int) -> tuple[int, ...]:
 
 
 def format_factors(factors: Mapping[int, int]) -> str:
-    return " * ".join(f"{p}^{k}" if k > 1 else str(p) for p, k in sorted(factors.items()))
+    """``2^3 * 3^2 * 5``: the primes in increasing order, an exponent only above 1."""
+    return " * ".join([f"{p}^{k}" if k > 1 else str(p) for p, k in sorted(factors.items())])
+
+
+@cache
+def _table(limit: int) -> tuple[tuple[int, ...], dict[int, str]]:
+    """The primes up to ``limit`` and each one's decimal: one cached lookup per item for both,
+    and no ``str`` per factor in the answer."""
+    primes = primes_up_to(limit)
+    return primes, {p: str(p) for p in primes}
 
 
 _TERM = re.compile(r"^(\d+)(?:\s*(?:\^|\*\*)\s*(\d+))?$")
@@ -82,10 +91,17 @@ def parse_factors(text: str) -> Counter[int] | None:
 
 
 def generate(config: Config, rng: random.Random) -> Problem:
-    primes = primes_up_to(config.max_prime)
-    count = rng.randint(config.min_factors, config.max_factors)
-    # ``rng.choice(primes)`` per factor with its draws inline (same getrandbits calls).
+    primes, texts = _table(config.max_prime)
     getrandbits = rng.getrandbits
+    # ``rng.randint(min_factors, max_factors)`` and ``rng.choice(primes)`` per factor with
+    # their draws inline (the same getrandbits calls).
+    low = config.min_factors
+    span = config.max_factors - low + 1
+    bits = span.bit_length()
+    r = getrandbits(bits)
+    while r >= span:
+        r = getrandbits(bits)
+    count = low + r
     size = len(primes)
     bits = size.bit_length()
     factors: dict[int, int] = {}  # a plain dict: Counter's constructor costs more than these few items
@@ -101,7 +117,9 @@ def generate(config: Config, rng: random.Random) -> Problem:
         f"Find the prime factorization of {number}. Write it as a product of prime powers in "
         "increasing order, for example 2^3 * 3^2 * 5."
     )
-    return Problem(question, format_factors(factors), {"number": number})
+    # format_factors with each prime's decimal looked up rather than converted
+    answer = " * ".join([f"{p}^{k}" if (k := factors[p]) > 1 else texts[p] for p in sorted(factors)])
+    return Problem(question, answer, {"number": number})
 
 
 def score(answer_text: str, item: Mapping[str, Any]) -> float:
