@@ -2,8 +2,9 @@
 
 The reference scores 1.0 through the real environment in every answer form the instruction allows;
 the operation on any shortcut's pick, on every candidate, or on none, the total before the fee, and
-the total of someone who believed the person's false claim that no fee is kept, score 0.0. The choice itself is recomputed from the state with the policy's own readings (the
-blocking rule, the refund with its waiver, the cap), not the family's code.
+the total of someone who believed the person's false claim that no fee is kept, score 0.0. The
+choice itself is recomputed from the state with the policy's own readings (the blocking rule, the
+refund with its waiver, the cap), not the family's code.
 """
 
 from __future__ import annotations
