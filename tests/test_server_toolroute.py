@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any
 
 import httpx
 import pytest
+from loopback import free_port, running
 
 from pipeline.server.http import create_app
 from pipeline.server.runner import make_server
@@ -26,30 +26,13 @@ from pipeline.server.transport import CoalescingTransport
 TOKEN = "toolroute-trainer-token-0123456789"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module", params=["httptools", "h11"])
 def base(request: pytest.FixtureRequest, store_bundle: Path) -> Iterator[str]:
     """A real uvicorn server (each parser) in a thread of this process."""
     app = create_app(store_bundle, max_sessions=8, trainer_token=TOKEN, max_body_bytes=4096)
-    port = _free_port()
-    server = make_server(app, "127.0.0.1", port, parser=request.param)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    try:
-        for _ in range(200):
-            if server.started:
-                break
-            thread.join(0.05)
-        assert server.started
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
+    server = make_server(app, "127.0.0.1", free_port(), parser=request.param)
+    with running(server) as url:
+        yield url
 
 
 @pytest.fixture
@@ -180,15 +163,9 @@ def test_the_header_deadline_moves_with_each_request_of_a_keep_alive_connection(
 ) -> None:
     """Busy past the deadline on one connection is fine; headers that stall after a response are cut."""
     app = create_app(store_bundle, max_sessions=2, trainer_token=TOKEN)
-    port = _free_port()
+    port = free_port()
     server = make_server(app, "127.0.0.1", port, header_timeout=0.3, parser=parser)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    try:
-        for _ in range(200):
-            if server.started:
-                break
-            thread.join(0.05)
+    with running(server):
         health = f"GET /health HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode()
         with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
             started = time.monotonic()
@@ -208,6 +185,3 @@ def test_the_header_deadline_moves_with_each_request_of_a_keep_alive_connection(
             while chunk := s.recv(65536):
                 received += chunk
             assert received.startswith(b"HTTP/1.1 408") and time.monotonic() - stalled < 2
-    finally:
-        server.should_exit = True
-        thread.join(10)
