@@ -57,9 +57,9 @@ def write_atomically(out: Path, manifest: Manifest, write_files: Callable[[Path]
     scratch = Path(tempfile.mkdtemp(prefix=f".{version}-", dir=target.parent))
     try:
         write_files(scratch)
-        write_bundle(scratch, manifest)
+        sealed = write_bundle(scratch, manifest)
         if target.exists():
-            _keep_existing(target, load_bundle(scratch).digest)
+            _keep_existing(target, sealed.digest)
             shutil.rmtree(scratch)
             return load_bundle(target)
         scratch.rename(target)
@@ -67,7 +67,9 @@ def write_atomically(out: Path, manifest: Manifest, write_files: Callable[[Path]
         shutil.rmtree(scratch, ignore_errors=True)
         raise
     write_archive(target, archive_path(target, name, version))
-    return load_bundle(target)
+    # The files were hashed once, for the manifest just sealed; reading them back twice more (the
+    # scratch directory and the bundle after the rename) re-read the whole state for nothing.
+    return Bundle(path=target, manifest=sealed)
 
 
 def _keep_existing(target: Path, digest: str) -> None:

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from pipeline.bundle.format import Bundle, StateFile
 from pipeline.bundle.manifest import ToolUseManifest
 from pipeline.package.report.evaluation import TOP_LEVEL, TOP_LIMIT, level_table
 from pipeline.package.report.render import Markup, render
@@ -27,6 +28,20 @@ from pipeline.tools.specs import Toolset, build_toolset
 from pipeline.world.schema import Schema
 
 POLICIES = ("reference", "literal", "first_candidate", "no_computation")
+
+
+class _Draft(Bundle):
+    """A bundle whose state is always its file (:class:`StateFile`), never an in-memory image.
+
+    A bundle's state below ``IMAGE_LIMIT`` becomes an image (one copy of the state), which the
+    runtime deserialises into its shared base (two more, one transient): three copies for a
+    few hundred scripted episodes. On the file the runtime keeps one copy on disk and reads it
+    through the page cache, as it does for every state over the limit; the verdicts are the same.
+    """
+
+    @property
+    def state_bytes(self) -> bytes:  # type: ignore[override]  # a property, not cached: nothing to keep
+        return StateFile(self.file("state.sqlite"))
 
 
 class _Discard:
@@ -41,11 +56,9 @@ class _Discard:
 
 def _draft(
     directory: Path, manifest: ToolUseManifest, schema: Schema, state: Path, toolset: Toolset, tasks: list[Task]
-) -> Any:
-    """A :class:`~pipeline.bundle.format.Bundle` over the files an environment reads, under a digest of
+) -> Bundle:
+    """A :class:`_Draft` bundle over the files an environment reads, under a digest of
     their content (environments and surfaces are cached per digest: a draft must not reuse another's)."""
-    from pipeline.bundle.format import Bundle
-
     files = {
         "schema.json": schema.model_dump_json(),
         "tools.json": toolset.model_dump_json(),
@@ -56,7 +69,7 @@ def _draft(
         (directory / name).write_text(text, encoding="utf-8")
         digest.update(text.encode())
     (directory / "state.sqlite").symlink_to(Path(state).resolve())
-    return Bundle(path=directory, manifest=manifest.with_changes(digest=f"sha256:draft-{digest.hexdigest()}"))
+    return _Draft(path=directory, manifest=manifest.with_changes(digest=f"sha256:draft-{digest.hexdigest()}"))
 
 
 def scripted_reports(
