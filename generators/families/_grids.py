@@ -50,16 +50,19 @@ def render_text(rows: Sequence[str]) -> str:
     return "\n".join(rows)
 
 
+ANSWER_FORM = (
+    "Give the output grid for the test input: one row per line, the digits separated by single "
+    "spaces, exactly in the form of the example outputs, and nothing after it."
+)
+"""The last line of every ARC question: how the output grid is written."""
+
+
 def examples_question(intro: str, pairs: Sequence[tuple[Grid, Grid]], test: Grid) -> str:
     """The ARC layout: numbered input/output examples, then the test input and the answer form."""
     parts = [intro, ""]
     for number, (given, result) in enumerate(pairs, 1):
         parts += [f"Example {number}", "Input:", render(given), "Output:", render(result), ""]
-    parts += ["Test input:", render(test), ""]
-    parts.append(
-        "Give the output grid for the test input: one row per line, the digits separated by single "
-        "spaces, exactly in the form of the example outputs, and nothing after it."
-    )
+    parts += ["Test input:", render(test), "", ANSWER_FORM]
     return "\n".join(parts)
 
 

@@ -18,7 +18,7 @@ from functools import cache
 from typing import Any, ClassVar
 
 from generators.base import Family, Knobs, Problem
-from generators.families._grids import ARC_INTRO, DIGIT_BYTES, score_grid
+from generators.families._grids import ANSWER_FORM, ARC_INTRO, DIGIT_BYTES, score_grid
 
 NAME = "arc_1d"
 
@@ -311,32 +311,18 @@ def _identifiable(
     return True
 
 
-_EXAMPLES_TAIL = (
-    "Give the output grid for the test input: one row per line, the digits separated by single "
-    "spaces, exactly in the form of the example outputs, and nothing after it."
-)
-
-
 def _render_row(row: Row) -> str:
     """``_grids.render((row,))`` for one row of colours 0..9: the digits, single spaces between."""
     return " ".join(bytes(row).translate(DIGIT_BYTES).decode())
 
 
 def _question(rows: list[Row], outputs: list[Row], test: Row) -> str:
-    """``examples_question(ARC_INTRO, pairs, (test,))`` for one-row grids, each row rendered
-    as :func:`_render_row` does, inline, without wrapping it in a grid (a test compares the two)."""
-    table = DIGIT_BYTES
+    """``examples_question(ARC_INTRO, pairs, (test,))`` for one-row grids, each row rendered by
+    :func:`_render_row` without wrapping it in a grid (a test compares the two)."""
     parts = [ARC_INTRO, ""]
     for number, (given, result) in enumerate(zip(rows, outputs), 1):
-        parts += [
-            f"Example {number}",
-            "Input:",
-            " ".join(bytes(given).translate(table).decode()),
-            "Output:",
-            " ".join(bytes(result).translate(table).decode()),
-            "",
-        ]
-    parts += ["Test input:", " ".join(bytes(test).translate(table).decode()), "", _EXAMPLES_TAIL]
+        parts += [f"Example {number}", "Input:", _render_row(given), "Output:", _render_row(result), ""]
+    parts += ["Test input:", _render_row(test), "", ANSWER_FORM]
     return "\n".join(parts)
 
 
