@@ -55,9 +55,12 @@ def primes_up_to(limit: int) -> tuple[int, ...]:
     return tuple(i for i in range(2, limit + 1) if sieve[i])
 
 
-def format_factors(factors: Mapping[int, int]) -> str:
-    """``2^3 * 3^2 * 5``: the primes in increasing order, an exponent only above 1."""
-    return " * ".join([f"{p}^{k}" if k > 1 else str(p) for p, k in sorted(factors.items())])
+def format_factors(factors: Mapping[int, int], decimals: Mapping[int, str] | None = None) -> str:
+    """``2^3 * 3^2 * 5``: the primes in increasing order, an exponent only above 1. ``decimals``
+    (the generator's table) gives each prime's decimal looked up rather than converted."""
+    if decimals is None:
+        return " * ".join([f"{p}^{k}" if k > 1 else str(p) for p, k in sorted(factors.items())])
+    return " * ".join([f"{p}^{k}" if k > 1 else decimals[p] for p, k in sorted(factors.items())])
 
 
 @cache
@@ -117,9 +120,7 @@ def generate(config: Config, rng: random.Random) -> Problem:
         f"Find the prime factorization of {number}. Write it as a product of prime powers in "
         "increasing order, for example 2^3 * 3^2 * 5."
     )
-    # format_factors with each prime's decimal looked up rather than converted
-    answer = " * ".join([f"{p}^{k}" if (k := factors[p]) > 1 else texts[p] for p in sorted(factors)])
-    return Problem(question, answer, {"number": number})
+    return Problem(question, format_factors(factors, texts), {"number": number})
 
 
 def score(answer_text: str, item: Mapping[str, Any]) -> float:
