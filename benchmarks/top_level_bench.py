@@ -38,11 +38,17 @@ def measure(domain: str, seed: int, scale: float) -> dict[str, Any]:
         tasks = [json.loads(line) for line in (path / "tasks.jsonl").read_text().splitlines()]
         manifest = json.loads((path / "manifest.json").read_text())
         top = Counter(t["family"] for t in tasks if t["level"] == 5)
+        kinds = Counter(r["kind"] for r in manifest["policy_rules"]["rules"]) if manifest.get("policy_rules") else {}
         return {
             "domain": domain,
             "seed": seed,
             "tasks": len(tasks),
             **{family: top[family] for family in TOP},
+            # The late line: where the policy has one, the level-5 tasks whose total it changes, and
+            # the choices whose pick it changes (the usual fee would pick another record).
+            "late_lines": kinds.get("late", 0),
+            "late_tasks": sum(t["level"] == 5 and "usual_fee_answer" in t["knobs"] for t in tasks),
+            "late_picks": sum("late" in (t["knobs"].get("wrong_picks") or {}) for t in tasks),
             "dropped": manifest["counts"]["dropped"],
         }
     finally:
@@ -68,6 +74,11 @@ def main() -> None:
         + ")"
     )
     print(f"worlds with no level-5 task: {len(empty)} of {len(rows)}")
+    print(
+        f"late lines: {sum(r['late_lines'] for r in rows)} in {sum(r['late_lines'] > 0 for r in rows)} worlds; "
+        f"level-5 tasks whose total the late line changes: {sum(r['late_tasks'] for r in rows)}; "
+        f"choices whose pick it changes: {sum(r['late_picks'] for r in rows)}"
+    )
     print(f"\ncells: {' + '.join(TOP)}")
     print("\n| domain | " + " | ".join(f"seed {s}" for s in args.seeds) + " |")
     print("|---|" + "---:|" * len(args.seeds))

@@ -90,7 +90,8 @@ def test_every_shortcut_scores_zero(env: Environment) -> None:
 
 def test_the_choice_is_the_largest_refund_the_policy_allows(env: Environment) -> None:
     """Recomputed from the state: every record of the person's the operation's status allows, kept
-    back where a staff rule forbids it or its refund alone passes the cap; the largest of the rest."""
+    back where a staff rule forbids it or its refund alone passes the cap; the largest of the rest (each
+    refund under the fee, the late line's larger fee and the waiver)."""
     rules = env.bundle.manifest.as_tool_use().policy_rules
     assert rules
     policy = Policy.model_validate(rules)
@@ -113,7 +114,7 @@ def test_the_choice_is_the_largest_refund_the_policy_allows(env: Environment) ->
             for row_id, status in rows:
                 if status not in spec.allowed_from or blocking_rule(policy, conn, table, str(spec.to), row_id):
                     continue
-                value = refund_of(conn, fee, row_id, waiver, policy.clock)
+                value = refund_of(conn, fee, row_id, waiver, policy.clock, policy.late(op))
                 if cap is None or value <= Decimal(str(cap.limit)):
                     back[row_id] = value
             best = max(back, key=lambda i: back[i])

@@ -82,7 +82,8 @@ def _holds(env: Environment, task: Task, waiver: Rule, fee: Rule) -> None:
         assert sorted(spared) == sorted(task.knobs["waived"]), task.id
         expected = task.verifier.answer.expected if task.verifier.answer else {}
         if "total" in expected and op.startswith(("cancel", "refund")):
-            total = sum((_refund(conn, fee, i, waiver, policy.clock) for i in done), Decimal(0))
+            late = policy.late(op)
+            total = sum((_refund(conn, fee, i, waiver, policy.clock, late) for i in done), Decimal(0))
             assert Decimal(str(expected["total"])) == total, task.id
     finally:
         conn.close()

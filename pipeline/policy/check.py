@@ -96,8 +96,9 @@ def _past_cap(
         if cap is None or fee is None or (cap.id, call.arguments["id"]) in seen:
             continue
         seen.add((cap.id, call.arguments["id"]))
-        waiver = policy.waiver(str(cap.operation))
-        given[cap.id] = given.get(cap.id, Decimal(0)) + refund_of(conn, fee, call.arguments["id"], waiver, policy.clock)
+        op = str(cap.operation)
+        back = refund_of(conn, fee, call.arguments["id"], policy.waiver(op), policy.clock, policy.late(op))
+        given[cap.id] = given.get(cap.id, Decimal(0)) + back
         if given[cap.id] > Decimal(str(cap.limit)):
             return call, cap
     return None

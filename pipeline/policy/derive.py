@@ -13,10 +13,11 @@ rules are new: for every operation, at most one of
 chosen by a stable seed among the kinds the table supports, with its limit read off the
 state so that some records the operation's lifecycle allows are blocked and most are not
 (a rule that blocks nothing or everything teaches nothing). A ``priority`` line says which
-record "my latest one" means, a ``fee`` line what a refund gives back, a ``waiver`` line which records
-go back in full, and a ``cap`` line the most one request gives back in all
-(:mod:`pipeline.policy.fees`). Everything is a function of (schema, state, clock, seed): the
-same world gives the same policy, byte for byte.
+record "my latest one" means, a ``fee`` line what a refund gives back, a ``late`` line the larger
+fee on a record undone long after it was made, a ``waiver`` line which records go back in
+full, and a ``cap`` line the most one request gives back in all (:mod:`pipeline.policy.fees`).
+Everything is a function of (schema, state, clock, seed): the same world gives the same policy,
+byte for byte.
 """
 
 from __future__ import annotations
@@ -28,7 +29,17 @@ from decimal import Decimal
 from typing import Any
 
 from pipeline.policy.check import first_blocking
-from pipeline.policy.fees import cap_rule, fee_rule, is_waived, nice, paid_by_record, refund, waiver_rule
+from pipeline.policy.fees import (
+    cap_rule,
+    fee_rule,
+    is_waived,
+    late_percent,
+    late_rule,
+    nice,
+    paid_by_record,
+    refund,
+    waiver_rule,
+)
 from pipeline.policy.model import STAFF_KINDS, Policy, Rule, RuleKind, days_between, in_period
 from pipeline.policy.model import with_article as _a
 from pipeline.world.schema import Column, Operation, Schema, Table
@@ -374,8 +385,18 @@ def derive_policy(schema: Schema, conn: sqlite3.Connection, clock: str, seed: in
         waiver = waiver_rule(schema, fee, paying, owner, when, time_words(when), conn, clock)
         if waiver is not None:
             rules.append(waiver)
+        by_time = waiver is not None and waiver.via is None
+        after = float(waiver.limit or 0) if waiver is not None and by_time else 0.0
+        late = late_rule(schema, fee, paying, when, time_words(when), clock, seed, after)
+        if late is not None:
+            rules.append(late)
         refunds = [
-            refund(paid.get(r["id"], Decimal(0)), fee, waiver is not None and is_waived(conn, waiver, r, clock))
+            refund(
+                paid.get(r["id"], Decimal(0)),
+                fee,
+                waiver is not None and is_waived(conn, waiver, r, clock),
+                late_percent(late, r, clock),
+            )
             for r in rows
         ]
         cap = cap_rule(schema, fee, refunds, when, time_words(when), seed)

@@ -13,6 +13,11 @@ total past the limit is left for a manager while the next is still looked at. Wh
 through then depends on the others before it, which no per-record rule captures: the agent keeps a
 running sum of computed refunds in a stated order.
 
+A ``late`` line keeps a larger fee on a record undone long after it was made, as shops do for a
+return past their usual period: its own time more than some days before today. Which records it
+falls on is read off each record's time against today, so the fee differs record by record, and a
+choice "whichever gives me the most back" may go to a smaller amount.
+
 A ``waiver`` line gives some records back in full, as shops do: one cancelled within a few days of
 being made (a cooling-off period, read off the record's own time against today), or one whose owner
 holds a privileged standing (a gold customer, a senior member, read off the owner's record). The fee
@@ -27,7 +32,7 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from pipeline.policy.model import Rule, days_between, waives, with_article
+from pipeline.policy.model import Rule, days_between, is_late, waives, with_article
 from pipeline.world.naming import UNITS, words
 from pipeline.world.schema import Column, Operation, Schema, Table
 from pipeline.world.sqlnames import quote_ident as _q
@@ -132,11 +137,20 @@ def fee_rule(schema: Schema, op: Operation, seed: int) -> Rule | None:
     )
 
 
-def refund(paid: Decimal, rule: Rule, waived: bool = False) -> Decimal:
-    """What comes back of ``paid`` under a fee rule: less the fee (none where a waiver line lets the
-    record go back in full), rounded half up to the cent."""
-    kept = Decimal(0) if waived else Decimal(str(rule.limit or 0))
+def refund(paid: Decimal, rule: Rule, waived: bool = False, percent: float | None = None) -> Decimal:
+    """What comes back of ``paid`` under a fee rule: less the fee (``percent`` instead of the rule's
+    where a late line sets a larger one; none where a waiver line lets the record go back in full),
+    rounded half up to the cent."""
+    kept = Decimal(0) if waived else Decimal(str(rule.limit if percent is None else percent))
     return (paid * (Decimal(100) - kept) / Decimal(100)).quantize(CENT, rounding=ROUND_HALF_UP)
+
+
+def late_percent(late: Rule | None, row: dict[str, Any] | None, clock: str) -> float | None:
+    """The per cent a late line keeps on ``row`` instead of the fee's, or None (no such line, or the
+    record is recent enough)."""
+    if late is None or row is None or not is_late(late, row, clock):
+        return None
+    return float(late.count or 0)
 
 
 def nice(value: float) -> float:
@@ -146,6 +160,54 @@ def nice(value: float) -> float:
     digits = len(str(int(value))) - 2
     step = 10 ** max(digits, 0)
     return float(round(value / step) * step)
+
+
+LATE_DAYS = (30, 45, 60, 90, 120, 180, 270, 365)
+"""How long after a record was made a late line's larger fee starts, in calendar days."""
+LATE_FEES = (30, 40, 50, 60)
+"""Per cent a late line may keep instead of the fee (the seed picks one above the fee's)."""
+LATE_SHARE = (0.2, 0.6)
+"""Share of the records an operation may refund that a late line's larger fee may fall on."""
+
+
+def late_rule(
+    schema: Schema, fee: Rule, rows: list[dict[str, Any]], when: Column, time: str, clock: str, seed: int, after: float
+) -> Rule | None:
+    """The line that keeps a larger fee on ``fee``'s records made more than some days before today
+    (None where no period fits). ``rows``: the records the operation may go through for that something
+    was paid on; the days are the fewest (past ``after``, the waiver's period where it is one of days,
+    so the two never meet) that put the larger fee on a fitting share of them: some, not most (a
+    line that falls on none or on all changes no choice)."""
+    ages = [days_between(str(r[when.name]), clock) for r in rows if r[when.name] is not None]
+    if len(ages) < 4:
+        return None
+    for days in LATE_DAYS:
+        late = sum(age > days for age in ages)
+        if days > after and late >= 2 and len(ages) - late >= 2 and LATE_SHARE[0] <= late / len(ages) <= LATE_SHARE[1]:
+            break
+    else:
+        return None
+    table = schema.table(fee.table)
+    rng = random.Random(f"{seed}/{schema.name}/{fee.operation}/late")
+    percent = rng.choice([p for p in LATE_FEES if p > float(fee.limit or 0)])
+    text = (
+        f"When {with_article(table.noun)} whose {time} is more than {days} days before today (calendar days) is set to "
+        f"{str(fee.goal).replace('_', ' ')} ({fee.operation} or otherwise), the fee is {percent} % instead of "
+        f"{float(fee.limit or 0):g} %: the customer gets back {100 - percent} % of it, rounded the same way (a line "
+        "that gives it back in full still does)."
+    )
+    return Rule(
+        id="",
+        kind="late",
+        text=text,
+        enforced=False,
+        table=table.name,
+        operation=fee.operation,
+        column=when.name,
+        limit=float(days),
+        count=percent,
+        goal=fee.goal,
+    )
 
 
 CAP_TIMES = (3, 4)
@@ -165,17 +227,24 @@ def paid_by_record(conn: sqlite3.Connection, rule: Rule) -> dict[Any, Decimal]:
 
 
 def refund_of(
-    conn: sqlite3.Connection, rule: Rule, row_id: Any, waiver: Rule | None = None, clock: str = ""
+    conn: sqlite3.Connection,
+    rule: Rule,
+    row_id: Any,
+    waiver: Rule | None = None,
+    clock: str = "",
+    late: Rule | None = None,
 ) -> Decimal:
     """What a fee rule gives back for record ``row_id``, to the cent (its amounts added as decimals;
-    in full where ``waiver`` lets it go back so at ``clock``)."""
+    in full where ``waiver`` lets it go back so at ``clock``; less the larger fee where ``late``
+    falls on it)."""
     if rule.child is None or rule.via is None:
         cur = conn.execute(f"SELECT {_q(str(rule.column))} FROM {_q(rule.table)} WHERE id = ?", (row_id,))
     else:
         cur = conn.execute(f"SELECT {_q(str(rule.column))} FROM {_q(rule.child)} WHERE {_q(rule.via)} = ?", (row_id,))
     paid = sum((Decimal(str(v)) for (v,) in cur.fetchall() if v is not None), Decimal(0))
-    row = row_of(conn, rule.table, row_id) if waiver is not None else None
-    return refund(paid, rule, waiver is not None and row is not None and is_waived(conn, waiver, row, clock))
+    row = row_of(conn, rule.table, row_id) if waiver is not None or late is not None else None
+    free = waiver is not None and row is not None and is_waived(conn, waiver, row, clock)
+    return refund(paid, rule, free, late_percent(late, row, clock))
 
 
 def row_of(conn: sqlite3.Connection, table: str, row_id: Any) -> dict[str, Any] | None:

@@ -16,7 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 RuleKind = Literal[
-    "lifecycle", "check", "threshold", "window", "related", "history", "priority", "fee", "waiver", "cap"
+    "lifecycle", "check", "threshold", "window", "related", "history", "priority", "fee", "late", "waiver", "cap"
 ]
 STAFF_KINDS: tuple[RuleKind, ...] = ("threshold", "window", "related", "history")
 """Rules the tools do not enforce: the agent applies them, the verifier sees the outcome."""
@@ -37,11 +37,12 @@ class Rule(BaseModel):
     column: str | None = Field(
         default=None,
         description="threshold/window: the row's column; related: the child's column; priority, cap: the time; "
-        "waiver: the row's time, or the owner's column",
+        "late: the record's own time; waiver: the row's time, or the owner's column",
     )
     limit: float | None = Field(
         default=None,
-        description="threshold: the amount; window, waiver by time: the days; fee: per cent; cap: the most refunded",
+        description="threshold: the amount; window, late, waiver by time: the days; fee: per cent; cap: the most "
+        "refunded",
     )
     child: str | None = Field(
         default=None,
@@ -56,7 +57,9 @@ class Rule(BaseModel):
     )
     goal: str | None = Field(default=None, description="The status the restricted operation sets")
     count: int | None = Field(
-        default=None, description="history: how many of the owner's records set to the goal in the days block it"
+        default=None,
+        description="history: how many of the owner's records set to the goal in the days block it; late: the per "
+        "cent kept instead of the fee's",
     )
 
 
@@ -91,6 +94,11 @@ class Policy(BaseModel):
     def fee(self, operation: str) -> Rule | None:
         """The refund line of ``operation``, if it refunds anything (see :mod:`pipeline.policy.fees`)."""
         return next((r for r in self.rules if r.kind == "fee" and r.operation == operation), None)
+
+    def late(self, operation: str) -> Rule | None:
+        """The line that keeps a larger fee on ``operation``'s records made long ago, if any (see
+        :mod:`pipeline.policy.fees`)."""
+        return next((r for r in self.rules if r.kind == "late" and r.operation == operation), None)
 
     def waiver(self, operation: str) -> Rule | None:
         """The line that waives ``operation``'s fee for some records, if any (see :mod:`pipeline.policy.fees`)."""
@@ -145,6 +153,13 @@ def in_period(age: int, days: float) -> bool:
     today itself is not in it. One reading for the derivation that sets a history rule's period and
     for the rule's check."""
     return 1 <= age <= days
+
+
+def is_late(rule: Rule, row: dict[str, Any], clock: str) -> bool:
+    """Whether a ``late`` rule's larger fee falls on ``row``: its own time (``rule.column``) is more than
+    the rule's days before today, counted in calendar days."""
+    value = row.get(str(rule.column))
+    return value is not None and days_between(str(value), clock) > float(rule.limit or 0)
 
 
 def waives(rule: Rule, row: dict[str, Any], clock: str, owner: dict[str, Any] | None = None) -> bool:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from pipeline.policy.fees import Source, amount_source, measure_column, refund
+from pipeline.policy.fees import Source, amount_source, late_percent, measure_column, refund
 from pipeline.policy.model import Rule, waives
 from pipeline.runtime.task import ToolCall
 from pipeline.tasks.context import Context
@@ -102,12 +102,21 @@ def _usual_statuses(ctx: Context, table: Table) -> dict[str, Any]:
     return found_usual
 
 
-def comes_to(ctx: Context, op: TransitionTool, values: list[Decimal], waived: bool = False) -> Decimal:
+def comes_to(
+    ctx: Context,
+    op: TransitionTool,
+    values: list[Decimal],
+    waived: bool = False,
+    row: dict[str, Any] | None = None,
+) -> Decimal:
     """What a record with these amounts comes to (less the policy's fee where the operation refunds,
-    unless the policy's waiver gives this record back in full)."""
+    the late line's larger one where it falls on ``row``, unless the policy's waiver gives this
+    record back in full; ``row`` None: the late line missed)."""
     gross = sum(values, Decimal(0))
     fee = ctx.policy.fee(op.name)
-    return refund(gross, fee, waived) if fee is not None else gross
+    if fee is None:
+        return gross
+    return refund(gross, fee, waived, late_percent(ctx.policy.late(op.name), row, ctx.policy.clock))
 
 
 def waived(ctx: Context, op: TransitionTool, row: dict[str, Any]) -> tuple[bool, Table | None]:
@@ -143,6 +152,10 @@ class Tally:
     """Records a ``history`` staff rule refuses (the owner's earlier ones were set to the goal lately)."""
     unwaived: Decimal = Decimal(0)
     """What the records that go through come to with the fee kept on every one (the waiver missed)."""
+    late: list[Any] = field(default_factory=list)
+    """Records that go through with the late line's larger fee kept (made long before today)."""
+    usual: Decimal = Decimal(0)
+    """What the records that go through come to with the usual fee on every one (the late line missed)."""
     after_cap: bool = False
     """Whether a record went through after one the cap held back (stopping at the cap is wrong)."""
 
@@ -171,6 +184,7 @@ def settle(
     who believed the person's claim that the waiver covers them all would answer)."""
     tally, singles, summed = Tally(), set(), 0
     cap, waiver, seen = ctx.policy.cap(op.name), ctx.policy.waiver(op.name), set(known)
+    late = ctx.policy.late(op.name)
     for row, (kind, rule) in zip(rows, decisions, strict=True):
         judge(ctx, op, row, kind, calls, deciding, rules)
         values, reads = paid_on(ctx, source, row, strict=kind == "allowed")
@@ -178,13 +192,15 @@ def settle(
             raise Skip("too_many_amounts")
         free, owner = waived(ctx, op, row) if kind == "allowed" else (False, None)
         free = free or (believe and kind == "allowed")
+        if kind == "allowed" and late is not None:
+            rules.add(late.id)  # the record's age decides its fee
         if kind == "allowed" and waiver is not None:
             rules.add(waiver.id)
             if owner is not None and waiver.via is not None and (owner.name, row[waiver.via]) not in seen:
                 seen.add((owner.name, row[waiver.via]))
                 deciding.append(len(calls))  # the owner's standing decides the fee
                 calls.append(ctx.read_call(owner, row[waiver.via]))
-        back = comes_to(ctx, op, values, free)
+        back = comes_to(ctx, op, values, free, row)
         tally.every += back
         singles |= set(values)
         if kind == "allowed" and cap is not None:
@@ -200,10 +216,14 @@ def settle(
             # Under a cap the refund is read first: it decides whether the record goes through.
             calls += [*reads, op_call(op, row["id"])] if cap is not None else [op_call(op, row["id"]), *reads]
             tally.total += back
-            kept = comes_to(ctx, op, values)
+            kept = comes_to(ctx, op, values, row=row)
             tally.unwaived += kept
             if kept != back:  # waived, and something was paid on it
                 tally.waived.append(row["id"])
+            usual = comes_to(ctx, op, values, free)
+            tally.usual += usual
+            if usual != back:  # the late line's larger fee falls on it
+                tally.late.append(row["id"])
             tally.gross += sum(values, Decimal(0))
             summed += len(values)
         elif (one := refusal(op, row, kind, rule)) is not None:
@@ -225,6 +245,9 @@ def waiver_knobs(tally: Tally, expected: dict[str, Any]) -> dict[str, Any]:
     knobs: dict[str, Any] = {"waived": tally.waived, "history_refused": tally.history}
     if tally.waived:
         knobs["unwaived_answer"] = json.dumps({**expected, "total": float(round(tally.unwaived, 2))})
+    if tally.late:
+        knobs["late"] = tally.late
+        knobs["usual_fee_answer"] = json.dumps({**expected, "total": float(round(tally.usual, 2))})
     return knobs
 
 

@@ -344,7 +344,7 @@ def _first_answer(ctx: Context, found: Subject, source: Source) -> dict[str, Any
         kind, rule = _decide(ctx, found.op, found.table, row)
         if kind == "allowed":
             free = waived(ctx, found.op, row)[0]
-            total += comes_to(ctx, found.op, paid_on(ctx, source, row, strict=False)[0], free)
+            total += comes_to(ctx, found.op, paid_on(ctx, source, row, strict=False)[0], free, row)
         elif (one := refusal(found.op, row, kind, rule)) is not None:
             refused.append(one)
     return {"total": float(round(total, 2)), "refused": refused}

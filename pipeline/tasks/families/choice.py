@@ -73,7 +73,7 @@ the first one listed (taking the first candidate is wrong) and one of the policy
 waiver or the cap decides the choice)."""
 MAX_RECORDS = 6
 """At most this many candidates: each costs the reads that judge it and show what was paid on it."""
-JUDGED = ("policy", "waiver", "cap")
+JUDGED = ("policy", "waiver", "late", "cap")
 """Shortcuts whose wrong pick shows the policy deciding the choice (one must pick another record)."""
 
 
@@ -160,7 +160,15 @@ def _build(
             else ctx.read_call(held, via)
         )
         fact = _Facts(
-            row, rule, clear, values, reads, owner_read, comes_to(ctx, op, values, free), comes_to(ctx, op, values)
+            row,
+            rule,
+            clear,
+            values,
+            reads,
+            owner_read,
+            comes_to(ctx, op, values, free, row),
+            comes_to(ctx, op, values, row=row),
+            comes_to(ctx, op, values, free),
         )
         facts[row["id"]] = fact
         if kind != "allowed":
@@ -185,6 +193,7 @@ def _build(
     picks = {
         "policy": _unique_best(blind),
         "waiver": _unique_best({i: kept[i] for i in allowed_ids}),
+        "late": _unique_best({i: facts[i].usual for i in allowed_ids}),
         "first": pool[0]["id"],
         "latest": max(pool, key=lambda r: (str(r[when.name]), r["id"]))["id"],
         "cap": _unique_best({i: blind[i] for i in capped}),
@@ -256,6 +265,8 @@ def _build(
     }
     if kept[chosen] != back[chosen]:  # the waiver gives the chosen record back in full: the fee kept on it
         knobs["unwaived_answer"] = json.dumps({**expected, "total": float(round(kept[chosen], 2))})
+    if best.usual != back[chosen]:  # the late line's larger fee falls on the chosen record
+        knobs["usual_fee_answer"] = json.dumps({**expected, "total": float(round(best.usual, 2))})
     if believed is not None and believed.holds == "false":
         knobs["believed_answer"] = json.dumps({**expected, "total": float(round(believed.total, 2))})
     # A report: the records not chosen are no refusals (the person asked for one); with no second wish
@@ -320,6 +331,8 @@ class _Facts:
     """What it comes to under the fee and its waiver."""
     kept: Decimal
     """What it would come to with the fee kept (the waiver missed)."""
+    usual: Decimal
+    """What it would come to with the usual fee, where the late line keeps a larger one (the line missed)."""
 
     @property
     def paid(self) -> Decimal:

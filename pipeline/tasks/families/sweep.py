@@ -188,12 +188,14 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
 
 
 def _mixed(ctx: Context, op: TransitionTool, candidate: Candidate) -> bool:
-    """Whether the policy's waiver of the fee (where it has one) gives some of the records that go
-    through back in full and not all: one rate for every record then gives another total."""
-    if ctx.policy.waiver(op.name) is None:
+    """Whether the records that go through come back at more than one rate, where the policy has a
+    waiver of the fee or a late line's larger one: some in full, some less the fee, some less the
+    larger fee. One rate for every record then gives another total."""
+    if ctx.policy.waiver(op.name) is None and ctx.policy.late(op.name) is None:
         return True
     through = candidate.knobs["records"] - candidate.knobs["refused"] - len(candidate.knobs["excepted"])
-    return 0 < len(candidate.knobs["waived"]) < through
+    full, late = len(candidate.knobs["waived"]), len(candidate.knobs.get("late", []))
+    return sum(n > 0 for n in (full, late, through - full - late)) >= 2
 
 
 def _judged(
