@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from pipeline.evaluate.config import EvalConfig
+from pipeline.runtime.wire import Observation
 from pipeline.surface import ANSWER_TOOL, OBSERVATION_BUDGET, render_observation
 from pipeline.surface import answer_tool as answer_tool_spec
 
@@ -116,7 +117,7 @@ def openai_tools(tools: list[dict[str, Any]], answer_tool: str = ANSWER_TOOL) ->
     return [{"type": "function", "function": dict(t)} for t in listed]
 
 
-def render(obs: dict[str, Any], limit: int = OBSERVATION_BUDGET, arguments: Any = None) -> str:
+def render(obs: Observation, limit: int = OBSERVATION_BUDGET, arguments: Any = None) -> str:
     """An observation as the text the model reads next (:func:`pipeline.surface.render_observation`)."""
     return render_observation(obs, arguments, limit)
 

@@ -24,6 +24,7 @@ from pipeline.evaluate.agent import AgentError, EpisodeStart, Policy, Reference,
 from pipeline.evaluate.config import EvalConfig
 from pipeline.integrations.episode import verdict_status
 from pipeline.runtime.verify import expected_refusals
+from pipeline.runtime.wire import Action, AnswerAction, Observation
 from pipeline.runtime.wrappers import StepLimit
 from pipeline.surface import Surface, decode_answer, surface_of
 
@@ -131,6 +132,7 @@ def run_episode(env: Any, writer: Any, policy: Policy, config: EvalConfig, task_
         env, writer, model=model if isinstance(model, str) else policy.name, rollout_id=f"{task_id}/{trial}"
     )
     limited = StepLimit(logged, config.max_steps)
+    obs: Observation
     obs, info = limited.reset(task_id=task_id)
     surface = surface_of(env, config.observation_chars)
     procedural = is_procedural(env)
@@ -194,7 +196,7 @@ class EnvironmentFailure(RuntimeError):
     """The environment raised instead of answering: an infrastructure error, never the agent's fault."""
 
 
-def _step(env: Any, action: dict[str, Any]) -> Any:
+def _step(env: Any, action: Action) -> Observation:
     try:
         obs, *_ = env.step(action)
     except Exception as exc:
@@ -202,7 +204,7 @@ def _step(env: Any, action: dict[str, Any]) -> Any:
     return obs
 
 
-def _finish(env: Any, result: EpisodeResult, action: dict[str, Any], task_id: str) -> None:
+def _finish(env: Any, result: EpisodeResult, action: AnswerAction, task_id: str) -> None:
     """Score the final answer; the verifier's own ``error`` status stays an error, and so does a
     verdict on another task than ``task_id`` (masked, never scored)."""
     try:

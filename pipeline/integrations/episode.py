@@ -16,9 +16,10 @@ assigned is masked (``error``), never scored. Nothing here reads a task's expect
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pipeline.bundle.manifest import ProceduralManifest
+from pipeline.runtime.wire import Action, Observation, ResetInfo, StepInfo, VerdictStatus
 from pipeline.runtime.wrappers import EpisodeEnv, StepLimit
 from pipeline.surface import (
     ANSWER_TOOL,
@@ -36,7 +37,7 @@ from pipeline.surface import (
     render_observation as _render,
 )
 
-Status = Literal["passed", "failed", "error"]
+Status = VerdictStatus
 STATUSES: tuple[Status, ...] = ("passed", "failed", "error")
 CONTROL_TOOLS = frozenset({"reset", "synthenv_reset", "synthenv_answer", "synthenv_verify", "get_reward"})
 """Episode-control names an agent is never offered as tools (a reset would let it swap its task)."""
@@ -107,7 +108,7 @@ def task_ids(env: Any) -> list[str]:
     return [str(t.id if hasattr(t, "id") else t["id"]) for t in env.tasks]
 
 
-def verdict_status(reward: float, info: dict[str, Any], assigned: str | None = None) -> Status:
+def verdict_status(reward: float, info: StepInfo, assigned: str | None = None) -> Status:
     """The verdict of a final step: the verifier's own status when it gives one, else from the reward.
 
     A verdict that names another task than ``assigned`` (or than its own ``assigned_task_id``)
@@ -121,22 +122,28 @@ def verdict_status(reward: float, info: dict[str, Any], assigned: str | None = N
             return "error"
         status = verification.get("status")
         if status in STATUSES:
-            return status  # type: ignore[no-any-return]
+            return status
     return "passed" if reward >= 1.0 else "failed"
 
 
-def status_of(reward: float, info: dict[str, Any]) -> Status:
+def status_of(reward: float, info: StepInfo) -> Status:
     """:func:`verdict_status` without an adapter-assigned task (kept for existing callers)."""
     return verdict_status(reward, info)
 
 
-def agent_info(info: dict[str, Any]) -> dict[str, Any]:
+def agent_info(info: StepInfo) -> StepInfo:
     """The parts of ``info`` an agent may see: step signals, never the verifier's checks."""
-    keep = ("step", "call_valid", "call_succeeded", "error")
-    return {k: info[k] for k in keep if k in info}
+    keep: tuple[Literal["step", "call_valid", "call_succeeded", "error"], ...] = (
+        "step",
+        "call_valid",
+        "call_succeeded",
+        "error",
+    )
+    # A cast: mypy types a comprehension as a plain dict; its keys and values are ``info``'s own.
+    return cast(StepInfo, {k: info[k] for k in keep if k in info})
 
 
-def render_observation(obs: dict[str, Any]) -> str:
+def render_observation(obs: Observation) -> str:
     """One observation as the text a model reads next (see :func:`pipeline.surface.render_observation`)."""
     return _render(obs)
 
@@ -146,7 +153,7 @@ def system_prompt(env: Any) -> str:
     return surface_of(env).system
 
 
-def action_from_call(name: str, arguments: Any, env: Any = None) -> dict[str, Any]:
+def action_from_call(name: str, arguments: Any, env: Any = None) -> Action:
     """A model's tool call as an environment action (the answer tool becomes ``{"answer": ...}``);
     with ``env``, folded arguments (``where``, ``fields``) are unfolded as its surface renders them."""
     if env is not None:
@@ -180,10 +187,10 @@ class Episode:
         self.reward: float | None = 0.0
         self.steps = 0
         """Environment steps taken in this episode (turns counted by :meth:`idle` are not steps)."""
-        self.info: dict[str, Any] = {}
+        self.info: StepInfo = {}
         """The trainer-side ``info`` of the last step (never shown to the agent)."""
 
-    def reset(self, task_id: str | None = None, seed: int | None = None) -> tuple[str, dict[str, Any]]:
+    def reset(self, task_id: str | None = None, seed: int | None = None) -> tuple[str, ResetInfo]:
         """Start a task; returns the instruction text and the trainer-side ``info``."""
         obs, info = self._stepper.reset(task_id=task_id, seed=seed)
         self.task_id = str(info.get("task_id", task_id)) if info.get("task_id", task_id) is not None else None

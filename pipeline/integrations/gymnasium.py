@@ -34,13 +34,14 @@ from __future__ import annotations
 import copy
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 
 from pipeline.integrations.episode import Episode, is_procedural, open_env
+from pipeline.runtime.wire import ResetInfo, StepInfo
 from pipeline.surface import decode_answer
 from pipeline.tools.jsonvalues import parse_json
 
@@ -69,6 +70,12 @@ class AnyText(spaces.Text):
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, AnyText) and other.max_length == self.max_length
+
+
+def _gym_info(info: ResetInfo | StepInfo) -> dict[str, Any]:
+    """``info`` as Gymnasium's ``Env`` declares it (a plain dict type, which mypy does not take a TypedDict
+    for); the same dict, unchanged."""
+    return cast(dict[str, Any], info)
 
 
 class BundleGymEnv(gymnasium.Env):  # type: ignore[type-arg]
@@ -120,7 +127,7 @@ class BundleGymEnv(gymnasium.Env):  # type: ignore[type-arg]
         # Without a seed, draw one from the Gymnasium RNG so a seeded env stays reproducible.
         draw = seed if seed is not None else int(self.np_random.integers(0, 2**63 - 1))
         self._instruction, info = self.episode.reset(task_id=task_id, seed=draw)
-        return {"instruction": self._instruction, "observation": self._instruction}, copy.deepcopy(info)
+        return {"instruction": self._instruction, "observation": self._instruction}, _gym_info(copy.deepcopy(info))
 
     def step(self, action: Any) -> tuple[dict[str, str], float, bool, bool, dict[str, Any]]:
         was_done = self.episode.done
@@ -130,7 +137,13 @@ class BundleGymEnv(gymnasium.Env):  # type: ignore[type-arg]
         if self.episode.done and not was_done:
             reward = float(self.episode.reward or 0.0)
             info["masked"] = self.episode.reward is None
-        return {"instruction": self._instruction, "observation": text}, reward, self.episode.done, False, info
+        return (
+            {"instruction": self._instruction, "observation": text},
+            reward,
+            self.episode.done,
+            False,
+            _gym_info(info),
+        )
 
     def _action(self, action: Any) -> Any:
         if self.procedural:

@@ -44,7 +44,7 @@ import copy
 import hmac
 import os
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +71,7 @@ from pipeline.integrations.openenv_guard import (
 )
 from pipeline.integrations.openenv_models import BundleAction, BundleObservation, BundleState
 from pipeline.integrations.trajectory import RecordTrajectory, TrajectoryWriter
+from pipeline.runtime import wire
 from pipeline.server.guard import DEFAULT_BODY_TIMEOUT, RequestGuard, allowed_hosts_from_env
 from pipeline.server.limits import DEFAULT_MAX_ROWS, DEFAULT_MAX_WRITES, Budget
 from pipeline.surface import EPISODE_OVER_TEXT, answer_tool, surface_of
@@ -92,11 +93,11 @@ USE_WEBSOCKET = (
 )
 
 
-def _error(code: str, message: str) -> dict[str, Any]:
+def _error(code: str, message: str) -> wire.ErrorObservation:
     return {"type": "error", "error": {"code": code, "message": message}}
 
 
-def _reason(status: str, verification: dict[str, Any]) -> str:
+def _reason(status: str, verification: Mapping[str, Any]) -> str:
     """The verdict in words, from what the agent may see of it (check names, never expected values)."""
     if status == "error":
         return str(verification.get("error") or "the verification could not run")
@@ -233,7 +234,7 @@ class BundleEnvironment(OpenEnvEnvironment):
 
     # -- one step of the episode -------------------------------------------------------------
 
-    def play(self, env_action: dict[str, Any]) -> BundleObservation:
+    def play(self, env_action: wire.Action) -> BundleObservation:
         """One environment action, under the episode rules: none before reset, none after the end."""
         if self._task_id is None:
             message = "no episode is running: the trainer starts one with reset() over the WebSocket /ws"
@@ -242,7 +243,13 @@ class BundleEnvironment(OpenEnvEnvironment):
         final = self._final
         if final is not None:
             content = _error("episode_over", EPISODE_OVER_TEXT)
-            update = {"content": content, "text": EPISODE_OVER_TEXT, "signals": {}, "components": {}, "reward": None}
+            update: dict[str, Any] = {
+                "content": content,
+                "text": EPISODE_OVER_TEXT,
+                "signals": {},
+                "components": {},
+                "reward": None,
+            }
             return final.model_copy(update=update)
         obs, reward, terminated, truncated, info = self.env.step(env_action)
         self._steps += 1
@@ -263,10 +270,10 @@ class BundleEnvironment(OpenEnvEnvironment):
             self._final = out
         return out
 
-    def _verdict(self, obs: BundleObservation, reward: float, info: dict[str, Any]) -> BundleObservation:
+    def _verdict(self, obs: BundleObservation, reward: float, info: wire.StepInfo) -> BundleObservation:
         """The final observation with its status; a verdict on a task other than the one assigned is ``error``."""
         found = info.get("verification")
-        verification: dict[str, Any] = found if isinstance(found, dict) else {}
+        verification: Mapping[str, Any] = found if isinstance(found, dict) else {}
         status = status_of(reward, info)
         scored = str(verification.get("task_id") or self._task_id)
         assigned = str(verification.get("assigned_task_id") or self._task_id)
@@ -280,7 +287,7 @@ class BundleEnvironment(OpenEnvEnvironment):
 
     # -- MCP tools (WebSocket and HTTP) --------------------------------------------------------
 
-    def _call_action(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    def _call_action(self, name: str, arguments: dict[str, Any]) -> wire.Action:
         """A tool call as an environment action; ``{"arguments": {...}}`` is unwrapped (see module doc)."""
         spec = self._specs.get(name)
         params = (spec or {}).get("parameters", {}).get("properties", {})

@@ -9,12 +9,14 @@ assigned) is a field of its own, never metadata.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from openenv.core.env_server.mcp_types import CallToolAction, ListToolsAction
 from openenv.core.env_server.types import Action, Observation, State
 from pydantic import Field, model_validator
 from pydantic_core import PydanticCustomError
+
+from pipeline.runtime import wire
 
 MCP_ACTIONS: dict[str, type[Action]] = {"list_tools": ListToolsAction, "call_tool": CallToolAction}
 """OpenEnv's MCP actions by their ``type``: what ``MCPToolClient`` sends over the WebSocket."""
@@ -52,10 +54,11 @@ class BundleAction(Action):
             raise PydanticCustomError("action_kind", "an action needs 'tool' (with 'arguments') or 'answer'")
         return self
 
-    def as_env_action(self) -> dict[str, Any]:
+    def as_env_action(self) -> wire.Action:
         if "answer" in self.model_fields_set:
             return {"answer": self.answer}
-        return {"tool": self.tool, "arguments": self.arguments}
+        # A cast: ``_one_kind`` has refused an action with neither ``answer`` nor ``tool``.
+        return {"tool": cast(str, self.tool), "arguments": self.arguments}
 
 
 class BundleObservation(Observation):

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from pipeline.integrations.episode import verdict_status
+from pipeline.runtime.wire import ResetInfo, Step, TaskObservation
 from pipeline.runtime.wrappers import EpisodeEnv, Wrapper
 
 COLUMNS: dict[str, str] = {
@@ -163,7 +164,7 @@ class RecordTrajectory(Wrapper):
         row.update(values)
         return row
 
-    def reset(self, task_id: str | None = None, seed: int | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    def reset(self, task_id: str | None = None, seed: int | None = None) -> tuple[TaskObservation, ResetInfo]:
         start = time.perf_counter()
         obs, info = self.env.reset(task_id=task_id, seed=seed)
         self._episode = self.writer.next_episode()
@@ -178,7 +179,7 @@ class RecordTrajectory(Wrapper):
         )
         return obs, info
 
-    def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+    def step(self, action: Any) -> Step:
         if self._episode is None or self._over:
             return self.env.step(action)  # the environment's own invalid_state error; nothing to log
         self._step += 1

@@ -53,6 +53,7 @@ from pipeline.integrations.episode import (
     surface_of,
     task_ids,
 )
+from pipeline.runtime.wire import Action
 from pipeline.surface import decode_answer
 
 PLUGIN_ID = "synthenv"
@@ -161,7 +162,7 @@ REPLY_FORM = (
 BAD_REPLY = f'error: reply with one JSON object, {{"tool": NAME, "arguments": {{...}}}} (the answer: {ANSWER_TOOL})'
 
 
-def parse_action(text: str, env: Any) -> dict[str, Any] | None:
+def parse_action(text: str, env: Any) -> Action | None:
     """A reply as an environment action: the whole text (or a fenced block) as one JSON call;
     a procedural reply is the answer as it is."""
     if is_procedural(env):

@@ -1,9 +1,10 @@
 """The Gymnasium-shaped contract a trainer uses: ``reset``, ``step``, ``close``.
 
-An action is ``{"tool": name, "arguments": {...}}`` or ``{"answer": value}``. Bad
-actions never raise: they come back as an observation with a precise error, cost a step
-and leave the session's state untouched. Step budgets, logging and reward shaping are
-wrappers around this class, not features of it.
+An action is ``{"tool": name, "arguments": {...}}`` or ``{"answer": value}``; the action,
+the observations and the infos are declared once, field by field, in
+:mod:`pipeline.runtime.wire`. Bad actions never raise: they come back as an observation
+with a precise error, cost a step and leave the session's state untouched. Step budgets,
+logging and reward shaping are wrappers around this class, not features of it.
 
 Reward is the outcome: 1.0 or 0.0 from the task's verifier on the final answer, 0.0 on
 every other step. Each step's ``info["components"]`` records the step signals (call
@@ -33,27 +34,34 @@ import threading
 import weakref
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from pipeline.bundle.format import Bundle, BundleError, load_bundle
 from pipeline.runtime.answers import as_report
 from pipeline.runtime.session import Session
 from pipeline.runtime.task import Task
 from pipeline.runtime.verify import Verdict, for_task
+from pipeline.runtime.wire import (
+    ErrorDetail,
+    ErrorObservation,
+    PublicVerdict,
+    ResetInfo,
+    Step,
+    StepInfo,
+    TaskObservation,
+)
 from pipeline.tools.executor import Executor, ToolError, open_reading
 from pipeline.tools.jsonvalues import check_json, json_problem
 from pipeline.tools.specs import Toolset
 from pipeline.world.ddl import undeclared_objects, unreadable_values
 from pipeline.world.schema import Schema
 
-Observation = dict[str, Any]
-Info = dict[str, Any]
 _ANSWER_TYPES = (str, int, float, list, dict, type(None))
 """What an answer may be: a dict only as a refusal object (``{"cannot": ...}``) or a report
 (``{"total": ..., "refused": [...]}``), sent as an object."""
 
 
-def _error(code: str, message: str) -> Observation:
+def _error(code: str, message: str) -> ErrorObservation:
     return {"type": "error", "error": {"code": code, "message": message}}
 
 
@@ -64,18 +72,18 @@ EPISODE_OVER_MESSAGE = (
 )
 
 
-def episode_over() -> tuple[Observation, float, bool, bool, Info]:
+def episode_over() -> tuple[ErrorObservation, float, bool, bool, StepInfo]:
     """The step after the final answer: an error that changes nothing and carries no verdict."""
-    info = {"call_valid": False, "call_succeeded": False, "error": EPISODE_OVER}
+    info: StepInfo = {"call_valid": False, "call_succeeded": False, "error": EPISODE_OVER}
     return _error(EPISODE_OVER, EPISODE_OVER_MESSAGE), 0.0, True, False, info
 
 
-def _refused(action: Any, problem: str, info: Info) -> tuple[Observation, float, bool, bool, Info]:
+def _refused(action: Any, problem: str, info: StepInfo) -> Step:
     """The observation for an action that is not plain JSON: a tool error when only its arguments are at fault."""
     tool = action.get("tool") if isinstance(action, dict) else None
     if isinstance(tool, str) and problem.startswith("action['arguments']"):
         info["error"] = "invalid_argument"
-        error = {"code": "invalid_argument", "message": f"{tool}: {problem}"}
+        error: ErrorDetail = {"code": "invalid_argument", "message": f"{tool}: {problem}"}
         return {"type": "tool_error", "tool": tool, "error": error}, 0.0, False, False, info
     return _error("invalid_action", problem), 0.0, False, False, info
 
@@ -188,7 +196,7 @@ class Environment:
     def tool_specs(self) -> list[dict[str, Any]]:
         return [{"name": t.name, "description": t.description, "parameters": t.parameters} for t in self.toolset.tools]
 
-    def reset(self, task_id: str | None = None, seed: int | None = None) -> tuple[Observation, Info]:
+    def reset(self, task_id: str | None = None, seed: int | None = None) -> tuple[TaskObservation, ResetInfo]:
         if not self.tasks:
             raise ValueError(f"bundle {self.bundle.ref} has no tasks")
         if task_id is not None and task_id not in self._by_id:
@@ -206,11 +214,15 @@ class Environment:
         self.assigned_task_id = self._task.id
         self._done = False
         self._steps = 0
-        obs = {"type": "task", "instruction": self._task.instruction, "tools": [t.name for t in self.toolset.tools]}
+        obs: TaskObservation = {
+            "type": "task",
+            "instruction": self._task.instruction,
+            "tools": [t.name for t in self.toolset.tools],
+        }
         policy = self.bundle.manifest.as_tool_use().policy
         if policy:
             obs["policy"] = policy  # the world's rules the request is judged against (every adapter's system text)
-        info = {
+        info: ResetInfo = {
             "task_id": self._task.id,
             "family": self._task.family,
             "level": self._task.level,
@@ -224,14 +236,15 @@ class Environment:
         }
         return obs, info
 
-    def step(self, action: Any) -> tuple[Observation, float, bool, bool, Info]:
+    def step(self, action: Any) -> Step:
+        """One action (any value: a well-formed one is a :data:`~pipeline.runtime.wire.Action`)."""
         session, task = self._session, self._task
         if session is None or task is None:
             return _error("invalid_state", "call reset() before step()"), 0.0, False, False, {"call_valid": False}
         if self._done:
             return episode_over()
         self._steps += 1
-        info: Info = {"step": self._steps, "call_valid": False, "call_succeeded": False}
+        info: StepInfo = {"step": self._steps, "call_valid": False, "call_succeeded": False}
         # Refused at the boundary: values no tool, verifier or encoder can take (infinity, lone
         # surrogates, 64-bit overflow, extreme nesting) never reach the session.
         problem = json_problem(action, "action")
@@ -241,9 +254,7 @@ class Environment:
             info["components"]["outcome"] = result[1]
         return result
 
-    def _dispatch(
-        self, session: Session, task: Task, action: Any, info: Info
-    ) -> tuple[Observation, float, bool, bool, Info]:
+    def _dispatch(self, session: Session, task: Task, action: Any, info: StepInfo) -> Step:
         if not isinstance(action, dict):
             return (
                 _error("invalid_action", f"an action must be an object, got {type(action).__name__}"),
@@ -269,9 +280,7 @@ class Environment:
             info,
         )
 
-    def _call(
-        self, session: Session, tool: Any, arguments: Any, info: Info
-    ) -> tuple[Observation, float, bool, bool, Info]:
+    def _call(self, session: Session, tool: Any, arguments: Any, info: StepInfo) -> Step:
         if not isinstance(tool, str):
             return _error("invalid_action", "'tool' must be a tool name (string)"), 0.0, False, False, info
         try:
@@ -281,13 +290,14 @@ class Environment:
             result = session.run(spec, arguments)
         except ToolError as exc:
             info["error"] = exc.code
-            return {"type": "tool_error", "tool": tool, "error": exc.as_dict()}, 0.0, False, False, info
+            # A cast: ``ToolError.as_dict()`` (pipeline/tools/errors.py) is typed ``dict[str, str]``; it is
+            # ``{"code", "message"}``, an ErrorDetail.
+            error = cast(ErrorDetail, exc.as_dict())
+            return {"type": "tool_error", "tool": tool, "error": error}, 0.0, False, False, info
         info["call_succeeded"] = True
         return {"type": "tool_result", "tool": tool, "result": result}, 0.0, False, False, info
 
-    def _answer(
-        self, session: Session, task: Task, answer: Any, info: Info
-    ) -> tuple[Observation, float, bool, bool, Info]:
+    def _answer(self, session: Session, task: Task, answer: Any, info: StepInfo) -> Step:
         if (
             not isinstance(answer, _ANSWER_TYPES)
             or isinstance(answer, bool)
@@ -309,7 +319,9 @@ class Environment:
         self._done = True
         info["call_valid"] = True
         info["call_succeeded"] = True
-        info["verification"] = verdict.public()
+        # A cast: ``public()`` keeps its plain-dict return type for pipeline/harbor/verify.py, which extends
+        # it with plain dicts; it builds a PublicVerdict key for key (tests/test_wire_types.py checks the keys).
+        info["verification"] = cast(PublicVerdict, verdict.public())
         return {"type": "done", "reward": verdict.reward}, verdict.reward, True, False, info
 
     def verify(self, answer: Any = None) -> dict[str, Any]:

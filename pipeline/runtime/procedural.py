@@ -22,10 +22,9 @@ from typing import Any
 from pipeline.bundle.format import Bundle, load_bundle
 from pipeline.runtime.environment import episode_over
 from pipeline.runtime.verify import TASK_MISMATCH
+from pipeline.runtime.wire import PublicVerdict, ResetInfo, Step, StepInfo, TaskObservation
 from pipeline.tools.jsonvalues import json_problem
 
-Observation = dict[str, Any]
-Info = dict[str, Any]
 log = logging.getLogger("synthenv.verify")
 
 
@@ -59,7 +58,7 @@ class ProceduralEnvironment:
         self._done = False
         self.assigned_task_id: str | None = None
         """The task the last ``reset`` assigned; every verdict is checked against it."""
-        self.verdict: dict[str, Any] | None = None
+        self.verdict: PublicVerdict | None = None
         """The episode's final verdict (the first answer's; later actions never change it)."""
 
     @property
@@ -71,7 +70,7 @@ class ProceduralEnvironment:
     def from_bundle(cls, path: str | Path) -> ProceduralEnvironment:
         return cls(load_bundle(path))
 
-    def reset(self, task_id: str | None = None, seed: int | None = None) -> tuple[Observation, Info]:
+    def reset(self, task_id: str | None = None, seed: int | None = None) -> tuple[TaskObservation, ResetInfo]:
         if task_id is not None and task_id not in self._by_id:
             raise ValueError(f"unknown task_id {task_id!r}; e.g. {self.tasks[0]['id']!r}")
         if seed is not None:
@@ -92,7 +91,8 @@ class ProceduralEnvironment:
             },
         )
 
-    def step(self, action: Any) -> tuple[Observation, float, bool, bool, Info]:
+    def step(self, action: Any) -> Step:
+        """One action (any value: the one this environment takes is ``{"answer": text}``)."""
         task = self._task
         if self._done:
             return episode_over()
@@ -127,7 +127,7 @@ class ProceduralEnvironment:
         text = answer if isinstance(answer, str) else "" if answer is None else str(answer)
         self._done = True
         ids = {"task_id": str(task.get("id")), "assigned_task_id": self.assigned_task_id}
-        verification: dict[str, Any]
+        verification: PublicVerdict
         try:
             reward = _score(task, text)
         except Exception as exc:  # reported as an error verdict so a trainer can mask it
@@ -137,8 +137,8 @@ class ProceduralEnvironment:
             verification = {"status": "passed" if reward >= 1.0 else "failed", "reward": reward}
         if ids["task_id"] != ids["assigned_task_id"]:
             reward, verification = 0.0, {"status": "error", "reward": 0.0, "error": TASK_MISMATCH}
-        self.verdict = {**verification, **ids}
-        info = {"call_valid": True, "verification": dict(self.verdict)}
+        self.verdict = {**verification, "task_id": ids["task_id"], "assigned_task_id": ids["assigned_task_id"]}
+        info: StepInfo = {"call_valid": True, "verification": self.verdict.copy()}
         return {"type": "done", "reward": reward}, reward, True, False, info
 
     def close(self) -> None:

@@ -44,10 +44,11 @@ from pipeline.runtime.diff import WRITE_LOG as WRITE_LOG
 from pipeline.runtime.diff import Initial as Initial
 from pipeline.runtime.diff import Touched as Touched
 from pipeline.runtime.diff import initial_table, read_only, table_diff, user_tables
+from pipeline.runtime.wire import VerdictStatus
 from pipeline.world.sqlnames import quote_ident as _q
 
 AnswerKind = Literal["number", "text", "date", "set", "list", "refuse", "report"]
-Status = Literal["passed", "failed", "error"]
+Status = VerdictStatus
 REFUSAL_KINDS = ("missing", "status", "limit", "policy")
 """What may block a task: the record does not exist, its status forbids it, a value would leave its range,
 a rule of the world's policy forbids it (``value`` names the rule, ``P4``)."""
@@ -180,7 +181,8 @@ class Verdict(BaseModel):
         return self.status == "passed"
 
     def public(self) -> dict[str, Any]:
-        """What an agent-facing surface may return: the outcome and each check's name and pass/fail."""
+        """What an agent-facing surface may return: the outcome and each check's name and pass/fail
+        (a :class:`pipeline.runtime.wire.PublicVerdict`)."""
         out: dict[str, Any] = {
             "status": self.status,
             "reward": self.reward,

@@ -15,6 +15,9 @@ behaviour from the same code instead of re-counting steps in its own loop.
   that is not an action) is counted with :meth:`StepLimit.idle`, so "steps" means the same
   thing in every loop that budgets them.
 
+What passes through them (:data:`Observation`, :data:`Step`, the infos) is declared in
+:mod:`pipeline.runtime.wire` and re-exported here.
+
 The trajectory log (:class:`pipeline.integrations.trajectory.RecordTrajectory`) is a
 :class:`Wrapper` too; it lives with the log's format and writer. This module imports nothing
 heavy: adapters that only budget steps do not pay for the runtime's database stack.
@@ -24,15 +27,26 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-Observation = dict[str, Any]
-Info = dict[str, Any]
-Step = tuple[Observation, float, bool, bool, Info]
-"""What ``step`` returns: observation, reward, terminated, truncated, info (Gymnasium's order)."""
+from pipeline.runtime.wire import Observation, ResetInfo, Step, StepInfo, TaskObservation
+
+Info = StepInfo
+"""A step's info (kept for callers of this name): :class:`~pipeline.runtime.wire.StepInfo`."""
 
 STEP_LIMIT = "step_limit"
 """The error code of a step taken after a :class:`StepLimit` has ended the episode."""
 
-__all__ = ["STEP_LIMIT", "EpisodeEnv", "Info", "Observation", "Step", "StepLimit", "Wrapper"]
+__all__ = [
+    "STEP_LIMIT",
+    "EpisodeEnv",
+    "Info",
+    "Observation",
+    "ResetInfo",
+    "Step",
+    "StepInfo",
+    "StepLimit",
+    "TaskObservation",
+    "Wrapper",
+]
 
 
 class EpisodeEnv(Protocol):
@@ -41,7 +55,7 @@ class EpisodeEnv(Protocol):
     @property
     def bundle(self) -> Any: ...
 
-    def reset(self, task_id: str | None = None, seed: int | None = None) -> tuple[Observation, Info]: ...
+    def reset(self, task_id: str | None = None, seed: int | None = None) -> tuple[TaskObservation, ResetInfo]: ...
 
     def step(self, action: Any) -> Step: ...
 
@@ -78,7 +92,7 @@ class Wrapper:
             env = env.env
         return env
 
-    def reset(self, task_id: str | None = None, seed: int | None = None) -> tuple[Observation, Info]:
+    def reset(self, task_id: str | None = None, seed: int | None = None) -> tuple[TaskObservation, ResetInfo]:
         return self.env.reset(task_id=task_id, seed=seed)
 
     def step(self, action: Any) -> Step:
@@ -121,7 +135,7 @@ class StepLimit(Wrapper):
     def reason(self) -> str:
         return f"step limit {self.max_steps}"
 
-    def reset(self, task_id: str | None = None, seed: int | None = None) -> tuple[Observation, Info]:
+    def reset(self, task_id: str | None = None, seed: int | None = None) -> tuple[TaskObservation, ResetInfo]:
         self.steps, self.truncated = 0, False
         return self.env.reset(task_id=task_id, seed=seed)
 
@@ -152,5 +166,10 @@ class StepLimit(Wrapper):
             f"the step limit of {self.max_steps} steps is spent: nothing more happens in this episode "
             "until the next reset"
         )
-        info = {"call_valid": False, "call_succeeded": False, "error": STEP_LIMIT, "truncated_by": self.reason}
+        info: StepInfo = {
+            "call_valid": False,
+            "call_succeeded": False,
+            "error": STEP_LIMIT,
+            "truncated_by": self.reason,
+        }
         return {"type": "error", "error": {"code": STEP_LIMIT, "message": message}}, 0.0, False, True, info

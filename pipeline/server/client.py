@@ -23,6 +23,8 @@ from typing import Any
 
 import httpx
 
+from pipeline.runtime.wire import ResetInfo, TaskObservation
+
 
 class TrainerError(Exception):
     """The server refused a trainer request (``status`` is the HTTP status, ``code`` its error code)."""
@@ -37,8 +39,10 @@ class Episode:
     """An episode as the trainer started it: the session, what the agent is shown, and the trainer's info."""
 
     session_id: str
-    observation: dict[str, Any]
-    info: dict[str, Any]
+    observation: TaskObservation
+    """What the agent is shown first: the task."""
+    info: ResetInfo
+    """The trainer's info: the task assigned, and the seed the episode was reset with."""
 
 
 class TrainerClient:

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pipeline.runtime.wire import ErrorDetail, ResetInfo, Step, StepInfo, TaskObservation
+
 DEFAULT_MAX_WRITES = 1000
 """Write calls (create, update, delete) one episode may make: far above what any task needs
 (the generated tasks take a handful), low enough that a session stays small."""
@@ -40,11 +42,11 @@ class Budget:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.env, name)
 
-    def reset(self, *args: Any, **kwargs: Any) -> Any:
+    def reset(self, *args: Any, **kwargs: Any) -> tuple[TaskObservation, ResetInfo]:
         self.writes = self.rows = 0
         return self.env.reset(*args, **kwargs)
 
-    def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+    def step(self, action: Any) -> Step:
         tool = action.get("tool") if isinstance(action, dict) else None
         kind = self._kinds.get(tool) if isinstance(tool, str) else None
         if kind in ("create", "update", "delete") and not self.env.done:
@@ -57,7 +59,7 @@ class Budget:
             self.rows += kind == "create"
         return obs, reward, terminated, truncated, info
 
-    def _refusal(self, tool: str, kind: str) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]] | None:
+    def _refusal(self, tool: str, kind: str) -> Step | None:
         if self.writes >= self.max_writes:
             message = (
                 f"{tool}: this episode has made {self.writes} writes, the most one episode may make "
@@ -70,6 +72,6 @@ class Budget:
             )
         else:
             return None
-        error = {"code": LIMIT_EXCEEDED, "message": message}
-        info = {"call_valid": False, "call_succeeded": False, "error": LIMIT_EXCEEDED}
+        error: ErrorDetail = {"code": LIMIT_EXCEEDED, "message": message}
+        info: StepInfo = {"call_valid": False, "call_succeeded": False, "error": LIMIT_EXCEEDED}
         return {"type": "tool_error", "tool": tool, "error": error}, 0.0, False, False, info

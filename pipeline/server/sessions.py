@@ -28,6 +28,7 @@ from typing import Any
 from cachetools import TTLCache
 
 from pipeline.runtime.environment import Environment
+from pipeline.runtime.wire import ResetInfo, TaskObservation
 from pipeline.server.limits import DEFAULT_MAX_ROWS, DEFAULT_MAX_WRITES, Budget
 
 MAX_SEED = 2**63 - 1
@@ -117,7 +118,7 @@ class SessionManager:
     def has_task(self, task_id: str) -> bool:
         return task_id in self._tasks
 
-    def _fork(self) -> Any:
+    def _fork(self) -> Budget:
         """A new Environment sharing the template's read-only parts (reset gives it its own session and
         RNG), under the per-episode write budget; it keeps Environment's API."""
         env = Environment(self.bundle)
@@ -128,7 +129,7 @@ class SessionManager:
         # Always reset with a seed so each fork owns its RNG; a server-drawn one is reported in ``info``.
         return self._seeds.randrange(MAX_SEED) if seed is None else seed
 
-    def create(self, task_id: str | None = None, seed: int | None = None) -> tuple[str, dict[str, Any], dict[str, Any]]:
+    def create(self, task_id: str | None = None, seed: int | None = None) -> tuple[str, TaskObservation, ResetInfo]:
         """Open a session and reset it; raises CapacityError when full, ValueError for an unknown task."""
         if len(self) >= self.max_sessions:
             raise CapacityError(
@@ -154,9 +155,10 @@ class SessionManager:
 
     def reset(
         self, session_id: str, task_id: str | None = None, seed: int | None = None
-    ) -> tuple[dict[str, Any], dict[str, Any]]:
+    ) -> tuple[TaskObservation, ResetInfo]:
         env = self.get(session_id)
         seed = self._seed(seed)
+        info: ResetInfo
         obs, info = env.reset(task_id=task_id, seed=seed)
         return obs, {**info, "seed": seed}
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pipeline.bundle.manifest import ProceduralManifest
+from pipeline.runtime.wire import Action
 from pipeline.surface.observe import EPISODE_OVER_TEXT, OBSERVATION_BUDGET, dumps, render_observation
 from pipeline.surface.records import VERB_NAMES, Routes, routes, verb_tools
 from pipeline.surface.text import (
@@ -77,7 +78,7 @@ class Surface:
     def bundle_tools(self) -> list[dict[str, Any]]:
         return [t for t in self.tools if t["name"] != ANSWER_TOOL]
 
-    def action(self, name: str, arguments: Any) -> dict[str, Any]:
+    def action(self, name: str, arguments: Any) -> Action:
         """A model's tool call as an environment action (the answer tool becomes ``{"answer": ...}``)."""
         if name == ANSWER_TOOL:
             answer = arguments.get("answer") if isinstance(arguments, dict) else arguments
