@@ -15,17 +15,40 @@ import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
-
-import typer
-from rich.console import Console
-from rich.markup import escape
+from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from pipeline.bundle.manifest import Manifest
 
-err = Console(stderr=True, soft_wrap=True)
-out = Console(soft_wrap=True)
+
+class _LazyConsole:
+    """A rich ``Console`` made on first use: importing rich's console costs about a tenth of a
+    second, which ``synthenv domains --json`` (and any command that prints no rich text) need
+    not pay. Attribute access is passed to the console; :attr:`console` is the console itself
+    (for rich APIs that take one, e.g. ``Progress(console=...)``)."""
+
+    def __init__(self, **options: Any) -> None:
+        self._options = options
+        self._console: Console | None = None
+
+    @property
+    def console(self) -> Console:
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(**self._options)
+        return self._console
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.console, name)
+
+
+_err = _LazyConsole(stderr=True, soft_wrap=True)
+_out = _LazyConsole(soft_wrap=True)
+err = cast("Console", _err)
+out = cast("Console", _out)
 
 
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
@@ -38,6 +61,8 @@ def plain(value: Any) -> str:
     characters (terminal escape sequences, carriage returns, bidirectional overrides) are
     shown as ``\\xNN`` instead of acting on the terminal.
     """
+
+    from rich.markup import escape
 
     def visible(match: re.Match[str]) -> str:
         code = ord(match.group())
@@ -91,6 +116,8 @@ def fail(message: str, code: int | str = "usage") -> NoReturn:
     if name not in EXIT_CODES:
         raise ValueError(f"unknown exit code name {name!r}; one of {sorted(EXIT_CODES)}")
     report_error(message, name)
+    import typer
+
     raise typer.Exit(EXIT_CODES[name])
 
 
@@ -203,7 +230,7 @@ def progress_display(enabled: bool = True) -> Iterator[None]:
         MofNCompleteColumn(),
         TimeElapsedColumn(),
         TextColumn("{task.fields[item]}"),
-        console=err,
+        console=_err.console,
         transient=True,
     ) as display:
 

@@ -18,8 +18,11 @@ import typer
 
 from pipeline.cli import llm as llm_options
 from pipeline.cli.common import MAX_ROWS, MIN_ROWS, emit_json, err, fail, out, plain, progress_display, quiet_prefect
+from pipeline.cli.startup import Group, use_startup_classes
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help="Generate, check and serve RL environments.")
+app = typer.Typer(
+    cls=Group, add_completion=False, no_args_is_help=True, help="Generate, check and serve RL environments."
+)
 
 
 @app.command()
@@ -351,6 +354,7 @@ def _register_command_modules() -> None:
         register = getattr(module, "register", None)
         if register is not None:
             register(app)
+    use_startup_classes(app)
 
 
 _register_command_modules()
