@@ -22,6 +22,7 @@ from pipeline.bundle.names import check_bundle_name
 from pipeline.world.ddl import ddl_parts
 from pipeline.world.schema import Schema, Table, insertion_order
 from pipeline.world.sqlnames import quote_ident as _q
+from pipeline.world.sqlnames import quote_literal
 
 Format = Literal["parquet", "duckdb", "csv"]
 FORMATS: tuple[str, ...] = ("parquet", "duckdb", "csv")
@@ -112,7 +113,7 @@ def export_state(schema: Schema, state: Path, fmt: str, out: Path, name: str) ->
             for table in schema.tables:
                 path = out / f"{table.name}.{fmt}"
                 options = "FORMAT parquet, COMPRESSION zstd" if fmt == "parquet" else "FORMAT csv, HEADER true"
-                literal = "'" + str(path).replace("'", "''") + "'"
+                literal = quote_literal(str(path))
                 con.execute(f"COPY (SELECT * FROM {_q(table.name)} ORDER BY id) TO {literal} ({options})")
                 files.append(path.name)
         manifest = {

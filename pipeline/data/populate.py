@@ -43,6 +43,7 @@ from pipeline.data.unique import unique_groups
 from pipeline.progress import tick
 from pipeline.world.ddl import ddl_parts
 from pipeline.world.schema import Column, Schema, Table, code_prefix, insertion_order
+from pipeline.world.sqlnames import quote_ident
 
 DEFAULT_CLOCK = "2026-01-15T12:00:00"
 MAX_ROWS = 10_000_000
@@ -319,9 +320,9 @@ def _insert(conn: sqlite3.Connection, data: TableData) -> None:
     columns = list(table.columns)
     lists = [list(range(1, data.n + 1))]
     lists += [plain_values(c, data.values[c.name], data.nulls.get(c.name)) for c in columns[1:]]
-    names = ", ".join('"' + c.name.replace('"', '""') + '"' for c in columns)
+    names = ", ".join(quote_ident(c.name) for c in columns)
     marks = ", ".join("?" for _ in columns)
-    conn.executemany(f'INSERT INTO "{table.name}" ({names}) VALUES ({marks})', zip(*lists))
+    conn.executemany(f"INSERT INTO {quote_ident(table.name)} ({names}) VALUES ({marks})", zip(*lists))
 
 
 def _row_counts(schema: Schema, scale: float, drawn: dict[str, int] | None = None) -> dict[str, int]:

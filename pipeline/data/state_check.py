@@ -34,6 +34,7 @@ from pipeline.data.vocab import load_vocab, outside
 from pipeline.world.checks import row_checks
 from pipeline.world.schema import Schema, Table
 from pipeline.world.sqlnames import quote_ident as _q
+from pipeline.world.sqlnames import quote_literal
 from pipeline.world.timeline import anchor_column
 
 TOLERANCE = 0.005
@@ -188,7 +189,7 @@ def _settles(conn: sqlite3.Connection, table: Table) -> list[Finding]:
     )
 
     def inside(values: tuple[str, ...]) -> str:
-        return "status IN (" + ", ".join("'" + v.replace("'", "''") + "'" for v in values) + ")" if values else "0"
+        return "status IN (" + ", ".join(quote_literal(v) for v in values) + ")" if values else "0"
 
     listed = (*s.paid, *s.open, *s.none)
     checks = [

@@ -39,6 +39,7 @@ from typing import IO, Any
 from pipeline.integrations.episode import verdict_status
 from pipeline.runtime.wire import ResetInfo, Step, TaskObservation
 from pipeline.runtime.wrappers import EpisodeEnv, Wrapper
+from pipeline.world.sqlnames import quote_literal
 
 COLUMNS: dict[str, str] = {
     "bundle": "VARCHAR",
@@ -253,7 +254,7 @@ def _sources(paths: list[Path]) -> str:
         raise ValueError(f"no such trajectory file: {', '.join(missing)}")
     if not paths:
         raise ValueError("no trajectory files given")
-    return "[" + ", ".join("'" + str(p).replace("'", "''") + "'" for p in paths) + "]"
+    return "[" + ", ".join(quote_literal(str(p)) for p in paths) + "]"
 
 
 def _relation(con: Any, paths: list[Path]) -> str:
@@ -278,9 +279,9 @@ def export_trajectories(paths: list[str | Path], out: str | Path, fmt: str = "pa
     try:
         source = _relation(con, files)
         options = "FORMAT parquet, COMPRESSION zstd" if fmt == "parquet" else "FORMAT json"
-        target = str(out).replace("'", "''")
+        target = quote_literal(str(out))
         try:
-            con.execute(f"COPY (SELECT * FROM {source}) TO '{target}' ({options})")
+            con.execute(f"COPY (SELECT * FROM {source}) TO {target} ({options})")
             counted = con.execute(
                 f"SELECT count(*), count(DISTINCT episode), count(*) FILTER (WHERE status IS NOT NULL), "
                 f"count(*) FILTER (WHERE status = 'error') FROM {source}"

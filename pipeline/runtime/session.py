@@ -68,6 +68,7 @@ from pipeline.runtime.diff import WRITE_LOG, Touched
 from pipeline.runtime.verify import Verdict, Verifier, error_verdict, verify
 from pipeline.tools.executor import Executor, ToolSpec, open_copy
 from pipeline.world.schema import Schema
+from pipeline.world.sqlnames import quote_ident, quote_literal
 
 Watched = tuple[tuple[str, tuple[str, ...]], ...]
 """(table, its status columns) for every table the write log watches."""
@@ -247,20 +248,18 @@ def _add_write_log(conn: sqlite3.Connection, tables: Watched) -> None:
         conn.execute("BEGIN")
         conn.execute(f"CREATE TABLE main.{WRITE_LOG} (tbl TEXT NOT NULL, id INTEGER NOT NULL, col TEXT, val)")
         for i, (table, statuses) in enumerate(tables):
-            name = table.replace('"', '""')
-            label = table.replace("'", "''")
+            name, label = quote_ident(table), quote_literal(table)
             for event, row in (("INSERT", "NEW"), ("UPDATE", "NEW"), ("DELETE", "OLD")):
                 conn.execute(
-                    f'CREATE TRIGGER main."{WRITE_LOG}_{i}_{event.lower()}" AFTER {event} ON main."{name}" '
-                    f"BEGIN INSERT INTO {WRITE_LOG} (tbl, id) VALUES ('{label}', {row}.id); END"
+                    f'CREATE TRIGGER main."{WRITE_LOG}_{i}_{event.lower()}" AFTER {event} ON main.{name} '
+                    f"BEGIN INSERT INTO {WRITE_LOG} (tbl, id) VALUES ({label}, {row}.id); END"
                 )
             for j, column in enumerate(statuses):
-                col = column.replace('"', '""')
-                word = column.replace("'", "''")
+                col, word = quote_ident(column), quote_literal(column)
                 conn.execute(
-                    f'CREATE TRIGGER main."{WRITE_LOG}_{i}_status_{j}" AFTER UPDATE OF "{col}" ON main."{name}" '
-                    f'WHEN NEW."{col}" IS NOT OLD."{col}" '
-                    f"BEGIN INSERT INTO {WRITE_LOG} VALUES ('{label}', NEW.id, '{word}', NEW.\"{col}\"); END"
+                    f'CREATE TRIGGER main."{WRITE_LOG}_{i}_status_{j}" AFTER UPDATE OF {col} ON main.{name} '
+                    f"WHEN NEW.{col} IS NOT OLD.{col} "
+                    f"BEGIN INSERT INTO {WRITE_LOG} VALUES ({label}, NEW.id, {word}, NEW.{col}); END"
                 )
         conn.execute("COMMIT")
     except BaseException:

@@ -35,6 +35,7 @@ from pipeline.tools.specs import (
 )
 from pipeline.world.schema import Schema, Table
 from pipeline.world.sqlnames import quote_ident as _q
+from pipeline.world.sqlnames import quote_literal
 from pipeline.world.timeline import passed_through, stamps_of, terminal
 
 
@@ -407,11 +408,11 @@ def _log_writes(conn: sqlite3.Connection, schema: Schema) -> None:
     """Temporary triggers recording every row written in ``conn`` (this connection only, never the bundle)."""
     conn.execute(f"CREATE TEMP TABLE {_LOG} (tbl TEXT NOT NULL, id INTEGER)")
     for i, table in enumerate(schema.tables):
-        label = table.name.replace("'", "''")
+        label = quote_literal(table.name)
         for event, row in (("INSERT", "NEW"), ("UPDATE", "NEW"), ("DELETE", "OLD")):
             conn.execute(
                 f"CREATE TEMP TRIGGER {_LOG}_{i}_{event.lower()} AFTER {event} ON main.{_q(table.name)} "
-                f"BEGIN INSERT INTO {_LOG} VALUES ('{label}', {row}.id); END"
+                f"BEGIN INSERT INTO {_LOG} VALUES ({label}, {row}.id); END"
             )
 
 

@@ -19,6 +19,7 @@ from typing import Literal
 from pipeline.world.rules import operands, parse, violation_sql
 from pipeline.world.schema import Column, Schema, Table
 from pipeline.world.sqlnames import quote_ident as _q
+from pipeline.world.sqlnames import quote_literal
 from pipeline.world.timeline import anchor_column, is_birth, lifecycle_order, passed_through, stamps_of
 
 CheckKind = Literal["rule", "timeline", "status"]
@@ -47,7 +48,7 @@ def _day(expr: str, width: int) -> str:
 
 
 def _in(values: frozenset[str] | list[str]) -> str:
-    return ", ".join("'" + v.replace("'", "''") + "'" for v in sorted(values))
+    return ", ".join(quote_literal(v) for v in sorted(values))
 
 
 def _timeline(schema: Schema, table: Table) -> list[RowCheck]:

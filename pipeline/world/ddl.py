@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import sqlalchemy as sa
 from sqlalchemy.schema import CreateIndex, CreateTable
 
-from pipeline.world.sqlnames import quote_ident
+from pipeline.world.sqlnames import quote_ident, quote_literal
 
 if TYPE_CHECKING:
     from pipeline.world.schema import Column, Schema, Table
@@ -58,22 +58,18 @@ def constraint_name(*parts: str) -> str:
     return f"{name[: MAX_IDENTIFIER - 11]}_{digest}"
 
 
-def _quote_literal(value: str) -> str:
-    return "'" + value.replace("'", "''") + "'"
-
-
 def _checks(table_name: str, column: Column, dialect: str) -> list[sa.CheckConstraint]:
     """Explicit CHECKs: SQLite has no enum type, and ranges are part of the contract."""
     name = column.name
-    q = '"' + name.replace('"', '""') + '"'
+    q = quote_ident(name)
     checks = []
     if column.values:
         if dialect == "sqlite":
             # Same meaning as IN (...), but SQLite builds an ephemeral table for every row it checks
             # an IN list against (7 µs a row); a chain of comparisons costs a tenth of that.
-            allowed = " OR ".join(f"{q} = {_quote_literal(v)}" for v in column.values)
+            allowed = " OR ".join(f"{q} = {quote_literal(v)}" for v in column.values)
         else:
-            allowed = f"{q} IN ({', '.join(_quote_literal(v) for v in column.values)})"
+            allowed = f"{q} IN ({', '.join(quote_literal(v) for v in column.values)})"
         checks.append(sa.CheckConstraint(allowed, name=constraint_name("ck", table_name, name, "values")))
     if column.sql_type in ("INTEGER", "REAL") and not column.references and not column.primary_key:
         if column.min is not None:

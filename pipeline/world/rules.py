@@ -31,6 +31,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from pipeline.world.sqlnames import quote_ident as _q
+from pipeline.world.sqlnames import quote_literal
 
 if TYPE_CHECKING:
     from pipeline.world.schema import Schema, Table
@@ -157,7 +158,7 @@ def restyle(text: str, own: Callable[[str], str], target: Callable[[str, str], s
 
 def _literal(value: object) -> str:
     if isinstance(value, str):
-        return "'" + value.replace("'", "''") + "'"
+        return quote_literal(value)
     return repr(value)
 
 
