@@ -11,43 +11,14 @@ Checked on what a fresh interpreter has imported and on the text printed, not on
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from test_startup import run_cli as _run
 
 SLOW = ("pydantic", "pydantic_core", "rich.markdown", "rich.traceback", "rich.syntax", "markdown_it", "pygments")
-
-PROBE = """
-import contextlib, io, json, sys
-exec(sys.argv[2])
-sys.argv = ["synthenv", *json.loads(sys.argv[1])]
-from pipeline.cli.main import main
-buffer = io.StringIO()
-with contextlib.redirect_stdout(buffer):
-    try:
-        main()
-    except SystemExit as exc:
-        code = exc.code
-print(json.dumps({"code": code, "stdout": buffer.getvalue(), "modules": sorted(sys.modules)}))
-"""
-
-
-def _run(args: list[str], cache: Path, before: str = "") -> tuple[int, str, set[str]]:
-    """Exit code, stdout and every imported module name of ``synthenv ARGS`` in a fresh interpreter."""
-    env = {**os.environ, "SYNTHENV_CACHE_DIR": str(cache), "COLUMNS": "100", "TERMINAL_WIDTH": "100"}
-    run = subprocess.run(
-        [sys.executable, "-c", PROBE, json.dumps(args), before],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=True,
-        timeout=120,
-    )
-    result = json.loads(run.stdout.strip().splitlines()[-1])
-    return int(result["code"] or 0), result["stdout"], set(result["modules"])
 
 
 def _slow(modules: set[str]) -> list[str]:

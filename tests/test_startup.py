@@ -23,18 +23,20 @@ import contextlib, io, json, sys
 exec(sys.argv[2])
 sys.argv = ["synthenv", *json.loads(sys.argv[1])]
 from pipeline.cli.main import main
-with contextlib.redirect_stdout(io.StringIO()):
+buffer = io.StringIO()
+with contextlib.redirect_stdout(buffer):
     try:
         main()
     except SystemExit as exc:
         code = exc.code
-print(json.dumps({"code": code, "modules": sorted({m.split(".")[0] for m in sys.modules})}))
+print(json.dumps({"code": code, "stdout": buffer.getvalue(), "modules": sorted(sys.modules)}))
 """
 
 
-def _imported(args: list[str], cache: Path, before: str = "") -> tuple[int, set[str]]:
-    """The exit code of ``synthenv ARGS`` in a fresh interpreter and the top-level modules it imported."""
-    env = {**os.environ, "SYNTHENV_CACHE_DIR": str(cache)}
+def run_cli(args: list[str], cache: Path, before: str = "") -> tuple[int, str, set[str]]:
+    """Exit code, stdout and every imported module name of ``synthenv ARGS`` in a fresh interpreter
+    (``before``: code run first, such as an import the check must see through)."""
+    env = {**os.environ, "SYNTHENV_CACHE_DIR": str(cache), "COLUMNS": "100", "TERMINAL_WIDTH": "100"}
     run = subprocess.run(
         [sys.executable, "-c", PROBE, json.dumps(args), before],
         capture_output=True,
@@ -44,7 +46,13 @@ def _imported(args: list[str], cache: Path, before: str = "") -> tuple[int, set[
         timeout=120,
     )
     result = json.loads(run.stdout.strip().splitlines()[-1])
-    return int(result["code"] or 0), set(result["modules"])
+    return int(result["code"] or 0), result["stdout"], set(result["modules"])
+
+
+def _imported(args: list[str], cache: Path, before: str = "") -> tuple[int, set[str]]:
+    """The exit code of ``synthenv ARGS`` in a fresh interpreter and the top-level modules it imported."""
+    code, _, modules = run_cli(args, cache, before)
+    return code, {m.split(".")[0] for m in modules}
 
 
 @pytest.mark.parametrize("args", [["--help"], ["domains"], ["domains", "--json"], ["generate", "--help"]])
