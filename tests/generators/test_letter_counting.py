@@ -3,6 +3,7 @@ wrong, stuffed or huge answers score 0."""
 
 from __future__ import annotations
 
+import hashlib
 import random
 import re
 from collections import Counter
@@ -14,6 +15,8 @@ from generators.dataset import create_dataset, score
 from generators.families.algorithmic import letter_counting
 
 NAME = "letter_counting"
+STREAMS_DIGEST = "16771762d3c1e2d6"
+"""The first 16 hex digits of SHA-256 over every letter's streams: they are part of every item."""
 
 
 def test_gold_counts_the_quoted_passage() -> None:
@@ -25,8 +28,9 @@ def test_gold_counts_the_quoted_passage() -> None:
 
 
 def test_counts_are_flat_and_exploits_fail() -> None:
-    items = create_dataset(NAME, level=0, seed=1, size=400)
-    assert max(Counter(item["answer"] for item in items).values()) / len(items) < 0.09
+    # 2,000 items: each of the 20 counts is 5 % (100 +- 10 items); a count at 7 % is 4 sd out
+    items = create_dataset(NAME, level=0, seed=1, size=2000)
+    assert max(Counter(item["answer"] for item in items).values()) / len(items) < 0.07
     item = items[0]
     gold = int(item["answer"])
     assert score(NAME, f"Counting each one gives {gold}.\nAnswer: {gold}", item) == 1.0
@@ -35,26 +39,68 @@ def test_counts_are_flat_and_exploits_fail() -> None:
 
 
 def _reference_generate(config: Any, rng: random.Random) -> tuple[str, str]:
-    """letter_counting's draws in their plain form: choice, randint, choice per word, shuffle."""
-    letter = rng.choice(letter_counting.LETTERS)
-    pools = letter_counting.UP_TO[letter]
+    """letter_counting's draws in their plain form: one 27-bit draw for the letter and the two
+    stream starts, randint for the count, the holding run walked word by word, then each word
+    of the shorter run inserted at a scaled 32-bit draw."""
+    x = rng.getrandbits(27)
+    letter = letter_counting.LETTERS[x % 8]
+    streams = letter_counting._streams()[letter]
+    start, filler_start = (x >> 3) % 4096, x >> 15
     target = rng.randint(1, config.max_count)
-    words, remaining = [], target
-    while remaining > 0:
-        word = rng.choice(pools[min(remaining, len(pools))])
-        words.append(word)
-        remaining -= word.count(letter)
-    words += [rng.choice(letter_counting.WITHOUT[letter]) for _ in range(config.filler_words)]
-    rng.shuffle(words)
+    holding, total, i = [], 0, start
+    while total < target:
+        word = streams.holding[i]
+        if total + word.count(letter) > target:
+            word = rng.choice(letter_counting.EXACTLY[letter][target - total])
+        holding.append(word)
+        total += word.count(letter)
+        i += 1
+    filler = list(streams.filler[filler_start : filler_start + config.filler_words])
+    words, inserted = (filler, holding) if len(holding) <= len(filler) else (holding, filler)
+    for word in inserted:
+        words.insert(rng.getrandbits(32) * (len(words) + 1) // 2**32, word)
     return " ".join(words), str(target)
 
 
 @pytest.mark.parametrize("level", range(6))
-def test_inline_draws_equal_the_plain_form(level: int) -> None:
+def test_generate_equals_the_plain_form(level: int) -> None:
     config = letter_counting.FAMILY.config_for_level(level)
     ours, theirs = random.Random(level), random.Random(level)
-    for _ in range(200):
+    for _ in range(300):
         problem = letter_counting.generate(config, ours)
         passage, answer = _reference_generate(config, theirs)
         assert f'"{passage}"' in problem.question and problem.answer == answer
     assert ours.getstate() == theirs.getstate()
+
+
+def test_streams_are_fixed_and_whole() -> None:
+    streams = letter_counting._streams()
+    digest = hashlib.sha256()
+    for letter in letter_counting.LETTERS:
+        s = streams[letter]
+        stream = letter_counting.STREAM
+        holding = [w for w in letter_counting.WORDS if letter in w]
+        # whole shuffles of the word list, then the wrapped tail
+        assert Counter(s.holding[: len(holding)]) == Counter(holding)
+        assert Counter(s.filler[: len(letter_counting.WITHOUT[letter])]) == Counter(letter_counting.WITHOUT[letter])
+        assert s.holding[stream:] == s.holding[: len(s.holding) - stream]
+        assert s.filler[stream:] == s.filler[: len(s.filler) - stream]
+        assert s.running == [sum(w.count(letter) for w in s.holding[:i]) for i in range(len(s.holding) + 1)]
+        digest.update(" ".join(s.holding + s.filler).encode())
+    assert digest.hexdigest()[:16] == STREAMS_DIGEST
+
+
+def test_passage_holds_the_filler_and_mixes_it() -> None:
+    for level in (0, 5):
+        config = letter_counting.FAMILY.config_for_level(level)
+        first_is_filler = 0
+        for item in create_dataset(NAME, level=level, seed=9, size=400):
+            letter = item["metadata"]["letter"]
+            words = item["question"].split('\n\n"')[1].split('"\n\n')[0].split(" ")
+            without = [w for w in words if letter not in w]
+            assert len(without) == config.filler_words
+            assert sum(w.count(letter) for w in words) == int(item["answer"])
+            first_is_filler += letter not in words[0]
+        # the first word is a filler word about as often as fillers make up the passage
+        share = first_is_filler / 400
+        assert 0.2 < share < 0.8, share

@@ -1,15 +1,24 @@
 """Count how many times a letter occurs in a passage of words.
 
 Counting letters is a known weak spot of token-based models, which see words rather than
-letters. The count is drawn uniformly first and the passage built to hit it (random words holding
-the letter no more often than the count still missing, until it is reached, then words
-without it, shuffled), so the answers are flat and no constant pays. Harder levels use longer passages and larger
-counts, with the letter sometimes doubled inside a word.
+letters. The count is drawn uniformly first and the passage built to hit it, so the answers
+are flat and no constant pays: a run of words holding the letter whose occurrences add up to
+the count, and ``filler_words`` words without it, mixed in random order. Harder levels use
+longer passages and larger counts, with the letter sometimes doubled inside a word.
+
+The runs are read from two fixed, shuffled word streams per letter (words holding it, words
+without it; built once, from a fixed seed, out of the same word list), at a random start
+each: the holding run ends where the stream's running count reaches the drawn count (its last
+word swapped for one holding the letter exactly as often as is still missing when the next
+word would overshoot), and the shorter run is then inserted word by word at uniform random
+places in the longer. An item takes a handful of draws plus one per inserted word, not one per
+word and one per shuffle step.
 """
 
 from __future__ import annotations
 
 import random
+from bisect import bisect_left
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -23,16 +32,67 @@ LETTERS = "aeinorst"
 
 def _pools() -> tuple[dict[str, tuple[str, ...]], dict[str, dict[int, tuple[str, ...]]]]:
     without: dict[str, tuple[str, ...]] = {}
-    up_to: dict[str, dict[int, tuple[str, ...]]] = {}
+    exactly: dict[str, dict[int, tuple[str, ...]]] = {}
     for letter in LETTERS:
         without[letter] = tuple(w for w in WORDS if letter not in w)
         most = max(w.count(letter) for w in WORDS)
-        up_to[letter] = {r: tuple(w for w in WORDS if 0 < w.count(letter) <= r) for r in range(1, most + 1)}
-    return without, up_to
+        exactly[letter] = {r: tuple(w for w in WORDS if w.count(letter) == r) for r in range(1, most + 1)}
+    return without, exactly
 
 
-WITHOUT, UP_TO = _pools()
-"""letter -> words without it; letter -> r -> words holding it 1..r times (in list order)."""
+WITHOUT, EXACTLY = _pools()
+"""letter -> words without it; letter -> r -> words holding it exactly r times (in list order)."""
+
+STREAM = 4096
+"""Start positions per stream (a power of two: 12 random bits): each stream is this long plus a
+wrapped tail."""
+_MAX_COUNT = 80
+_MAX_FILLER = 200
+_STREAM_SEED = 20261129
+
+
+@dataclass(frozen=True)
+class _Streams:
+    holding: list[str]
+    """``STREAM`` words holding the letter (whole shuffles of them), then its first ``_MAX_COUNT``."""
+    running: list[int]
+    """``running[i]``: the letter's occurrences in ``holding[:i]``."""
+    filler: list[str]
+    """``STREAM`` words without the letter (whole shuffles of them), then its first ``_MAX_FILLER``."""
+
+
+def _stream(words: tuple[str, ...], rng: random.Random, tail: int) -> list[str]:
+    """Whole shuffles of ``words`` cut to ``STREAM``, then its first ``tail`` again (slices
+    of it are new lists, which generate inserts into)."""
+    out: list[str] = []
+    while len(out) < STREAM:
+        batch = list(words)
+        rng.shuffle(batch)
+        out += batch
+    del out[STREAM:]
+    return out + out[:tail]
+
+
+_STREAMS: dict[str, _Streams] = {}
+_LAST = STREAM - 1
+
+
+def _streams() -> dict[str, _Streams]:
+    """Every letter's streams, built on first use from a fixed seed (the same on every machine)."""
+    if _STREAMS:
+        return _STREAMS
+    rng = random.Random(_STREAM_SEED)
+    built: dict[str, _Streams] = {}  # filled whole before it is shared
+    for letter in LETTERS:
+        holding = _stream(tuple(w for w in WORDS if letter in w), rng, _MAX_COUNT)
+        running = [0]
+        total = 0
+        for word in holding:
+            total += word.count(letter)
+            running.append(total)
+        built[letter] = _Streams(holding, running, _stream(WITHOUT[letter], rng, _MAX_FILLER))
+    _STREAMS.update(built)
+    return _STREAMS
 
 
 @dataclass(frozen=True)
@@ -55,57 +115,36 @@ LEVELS = (
 )
 
 
-_WIDTHS = tuple(m.bit_length() for m in range(1024))
-"""``m.bit_length()`` for every shuffle range a passage can have (at most 280 words)."""
-
-
 def generate(config: Config, rng: random.Random) -> Problem:
-    # ``rng.choice(LETTERS)`` and ``rng.randint(1, max_count)`` with their draws inline
-    # (the same getrandbits calls).
     getrandbits = rng.getrandbits
-    count = len(LETTERS)
-    bits = count.bit_length()
-    r = getrandbits(bits)
-    while r >= count:
-        r = getrandbits(bits)
-    letter = LETTERS[r]
-    pools = UP_TO[letter]
+    # One draw for the letter (3 bits: 8 letters) and the two starts (12 bits each).
+    x = getrandbits(27)
+    letter = LETTERS[x & 7]
+    streams = (_STREAMS or _streams())[letter]
+    start = (x >> 3) & _LAST
+    filler_start = x >> 15
+    # ``rng.randint(1, max_count)`` with its draws inline (the same getrandbits calls).
     span = config.max_count
     bits = span.bit_length()
     r = getrandbits(bits)
     while r >= span:
         r = getrandbits(bits)
     target = 1 + r
-    words: list[str] = []
-    remaining = target
-    top = len(pools)
-    while remaining > 0:
-        pool = pools[remaining if remaining < top else top]  # rng.choice(pool), its draws inline
-        size = len(pool)
-        bits = size.bit_length()
-        r = getrandbits(bits)
-        while r >= size:
-            r = getrandbits(bits)
-        word = pool[r]
-        words.append(word)
-        remaining -= word.count(letter)
-    # ``rng.choice(WITHOUT[letter])`` per filler word, its draws inline (same getrandbits calls).
-    filler = WITHOUT[letter]
-    size = len(filler)
-    bits = size.bit_length()
-    for _ in range(config.filler_words):
-        r = getrandbits(bits)
-        while r >= size:
-            r = getrandbits(bits)
-        words.append(filler[r])
-    widths = _WIDTHS if len(words) <= len(_WIDTHS) else tuple(m.bit_length() for m in range(len(words) + 1))
-    for i in range(len(words) - 1, 0, -1):  # rng.shuffle(words), inline with the widths read
-        m = i + 1
-        width = widths[m]
-        j = getrandbits(width)
-        while j >= m:
-            j = getrandbits(width)
-        words[i], words[j] = words[j], words[i]
+    running = streams.running
+    wanted = running[start] + target
+    end = bisect_left(running, wanted, start + 1)
+    holding = streams.holding[start:end]
+    if running[end] != wanted:  # the last word overshoots: one holding exactly what is missing
+        holding[-1] = rng.choice(EXACTLY[letter][wanted - running[end - 1]])
+    filler = streams.filler[filler_start : filler_start + config.filler_words]
+    words, inserted = (filler, holding) if len(holding) <= len(filler) else (holding, filler)
+    # Each inserted word at a uniform place among the len(words) + 1 gaps there are when it
+    # goes in (a 32-bit draw scaled to the gap count: bias below 1e-7), so every order of
+    # the passage's words is as likely.
+    insert = words.insert
+    gaps = len(words) + 1
+    for g, word in zip(range(gaps, gaps + len(inserted)), inserted):
+        insert(getrandbits(32) * g >> 32, word)
     passage = " ".join(words)
     if passage.count(letter) != target:
         raise ValueError("letter_counting: passage does not hold the drawn count")
