@@ -187,9 +187,15 @@ def _phrase(statement: Statement, terms: list[str]) -> str:
 def _random_chain(forms: tuple[str, ...], k: int, rng: random.Random) -> list[Statement]:
     """Premises linking terms ``i`` and ``i + 1`` with random forms and directions."""
     chain: list[Statement] = []
+    random_, getrandbits = rng.random, rng.getrandbits
+    n = len(forms)
+    bits = n.bit_length()
     for i in range(k):
-        a, b = (i, i + 1) if rng.random() < 0.5 else (i + 1, i)
-        chain.append((rng.choice(forms), a, b))
+        a, b = (i, i + 1) if random_() < 0.5 else (i + 1, i)
+        r = getrandbits(bits)  # rng.choice(forms), its draws inline
+        while r >= n:
+            r = getrandbits(bits)
+        chain.append((forms[r], a, b))
     return chain
 
 
@@ -242,12 +248,24 @@ def _draw(config: Config, want_valid: bool, rng: random.Random) -> tuple[list[St
         if not want_valid:
             premises = _alter(premises, forms, rng)
     num_terms = k + 1
-    for _ in range(config.distractors):
-        anchor = rng.randrange(num_terms)
-        extra = num_terms
-        num_terms += 1
-        a, b = (anchor, extra) if rng.random() < 0.5 else (extra, anchor)
-        premises.append((rng.choice(forms), a, b))
+    if config.distractors:
+        # rng.randrange(num_terms), rng.random() and rng.choice(forms) per distractor, the
+        # integer draws inline (the same getrandbits calls)
+        getrandbits, random_ = rng.getrandbits, rng.random
+        n = len(forms)
+        form_bits = n.bit_length()
+        for _ in range(config.distractors):
+            bits = num_terms.bit_length()
+            anchor = getrandbits(bits)
+            while anchor >= num_terms:
+                anchor = getrandbits(bits)
+            extra = num_terms
+            num_terms += 1
+            a, b = (anchor, extra) if random_() < 0.5 else (extra, anchor)
+            r = getrandbits(form_bits)
+            while r >= n:
+                r = getrandbits(form_bits)
+            premises.append((forms[r], a, b))
     return premises, num_terms
 
 
@@ -268,7 +286,12 @@ def _candidate_index(chain_terms: int) -> dict[Statement, int]:
 
 
 def _pick_conclusions(
-    premises: list[Statement], num_terms: int, config: Config, wanted: int, rng: random.Random
+    premises: list[Statement],
+    num_terms: int,
+    config: Config,
+    wanted: int,
+    rng: random.Random,
+    entailment: _Entailment | None = None,
 ) -> tuple[list[Statement], list[Statement]] | None:
     """``wanted`` conclusions that follow and ``shown - wanted`` that do not, or None.
 
@@ -290,7 +313,8 @@ def _pick_conclusions(
         at = index.get(premise)
         if at is not None:
             skip[at] = 1
-    entailment = _Entailment(premises, num_terms, config.existential_import)
+    if entailment is None:
+        entailment = _Entailment(premises, num_terms, config.existential_import)
     allowed, needs = entailment.allowed, entailment.needs
     good: list[Statement] = []
     bad: list[Statement] = []
@@ -337,9 +361,11 @@ def generate(config: Config, rng: random.Random) -> Problem:
     imp = config.existential_import
     for _ in range(_MAX_TRIES):
         premises, num_terms = _draw(config, wanted > 0, rng)
-        if not consistent(premises, num_terms, imp):
+        # ``consistent`` and the picks' entailment tests read the same masks: built once.
+        entailment = _Entailment(premises, num_terms, imp)
+        if not entailment.consistent():
             continue
-        picked = _pick_conclusions(premises, num_terms, config, wanted, rng)
+        picked = _pick_conclusions(premises, num_terms, config, wanted, rng, entailment)
         if picked is not None:
             break
     else:
