@@ -39,23 +39,23 @@ def test_counts_are_flat_and_exploits_fail() -> None:
 
 
 def _reference_generate(config: Any, rng: random.Random) -> tuple[str, str]:
-    """letter_counting's draws in their plain form: one 27-bit draw for the letter and the two
-    stream starts, randint for the count, the holding run walked word by word, then each word
+    """letter_counting's draws in their plain form: one 59-bit draw for the letter, the two
+    stream starts and the count (32 bits scaled to 1..max_count), the holding run walked word by word, then each word
     of the shorter run inserted at a scaled 32-bit draw."""
-    x = rng.getrandbits(27)
+    x = rng.getrandbits(59)
     letter = letter_counting.LETTERS[x % 8]
-    streams = letter_counting._streams()[letter]
-    start, filler_start = (x >> 3) % 4096, x >> 15
-    target = rng.randint(1, config.max_count)
+    holding_stream, _, filler_stream = letter_counting._streams()[letter]
+    start, filler_start = (x >> 3) % 4096, (x >> 15) % 4096
+    target = 1 + (x >> 27) * config.max_count // 2**32
     holding, total, i = [], 0, start
     while total < target:
-        word = streams.holding[i]
+        word = holding_stream[i]
         if total + word.count(letter) > target:
             word = rng.choice(letter_counting.EXACTLY[letter][target - total])
         holding.append(word)
         total += word.count(letter)
         i += 1
-    filler = list(streams.filler[filler_start : filler_start + config.filler_words])
+    filler = filler_stream[filler_start : filler_start + config.filler_words]
     words, inserted = (filler, holding) if len(holding) <= len(filler) else (holding, filler)
     for word in inserted:
         words.insert(rng.getrandbits(32) * (len(words) + 1) // 2**32, word)
@@ -77,16 +77,18 @@ def test_streams_are_fixed_and_whole() -> None:
     streams = letter_counting._streams()
     digest = hashlib.sha256()
     for letter in letter_counting.LETTERS:
-        s = streams[letter]
+        holding_stream, running, filler_stream = streams[letter]
         stream = letter_counting.STREAM
         holding = [w for w in letter_counting.WORDS if letter in w]
         # whole shuffles of the word list, then the wrapped tail
-        assert Counter(s.holding[: len(holding)]) == Counter(holding)
-        assert Counter(s.filler[: len(letter_counting.WITHOUT[letter])]) == Counter(letter_counting.WITHOUT[letter])
-        assert s.holding[stream:] == s.holding[: len(s.holding) - stream]
-        assert s.filler[stream:] == s.filler[: len(s.filler) - stream]
-        assert s.running == [sum(w.count(letter) for w in s.holding[:i]) for i in range(len(s.holding) + 1)]
-        digest.update(" ".join(s.holding + s.filler).encode())
+        assert Counter(holding_stream[: len(holding)]) == Counter(holding)
+        assert Counter(filler_stream[: len(letter_counting.WITHOUT[letter])]) == Counter(
+            letter_counting.WITHOUT[letter]
+        )
+        assert holding_stream[stream:] == holding_stream[: len(holding_stream) - stream]
+        assert filler_stream[stream:] == filler_stream[: len(filler_stream) - stream]
+        assert running == [sum(w.count(letter) for w in holding_stream[:i]) for i in range(len(holding_stream) + 1)]
+        digest.update(" ".join(holding_stream + filler_stream).encode())
     assert digest.hexdigest()[:16] == STREAMS_DIGEST
 
 

@@ -51,16 +51,6 @@ _MAX_FILLER = 200
 _STREAM_SEED = 20261129
 
 
-@dataclass(frozen=True)
-class _Streams:
-    holding: list[str]
-    """``STREAM`` words holding the letter (whole shuffles of them), then its first ``_MAX_COUNT``."""
-    running: list[int]
-    """``running[i]``: the letter's occurrences in ``holding[:i]``."""
-    filler: list[str]
-    """``STREAM`` words without the letter (whole shuffles of them), then its first ``_MAX_FILLER``."""
-
-
 def _stream(words: tuple[str, ...], rng: random.Random, tail: int) -> list[str]:
     """Whole shuffles of ``words`` cut to ``STREAM``, then its first ``tail`` again (slices
     of it are new lists, which generate inserts into)."""
@@ -73,16 +63,19 @@ def _stream(words: tuple[str, ...], rng: random.Random, tail: int) -> list[str]:
     return out + out[:tail]
 
 
-_STREAMS: dict[str, _Streams] = {}
+_STREAMS: dict[str, tuple[list[str], list[int], list[str]]] = {}
+"""letter -> (holding, running, filler): ``STREAM`` words holding the letter (whole shuffles of
+them) then the first ``_MAX_COUNT`` again; ``running[i]``, the letter's occurrences in
+``holding[:i]``; ``STREAM`` words without the letter, then the first ``_MAX_FILLER`` again."""
 _LAST = STREAM - 1
 
 
-def _streams() -> dict[str, _Streams]:
+def _streams() -> dict[str, tuple[list[str], list[int], list[str]]]:
     """Every letter's streams, built on first use from a fixed seed (the same on every machine)."""
     if _STREAMS:
         return _STREAMS
     rng = random.Random(_STREAM_SEED)
-    built: dict[str, _Streams] = {}  # filled whole before it is shared
+    built: dict[str, tuple[list[str], list[int], list[str]]] = {}  # filled whole before it is shared
     for letter in LETTERS:
         holding = _stream(tuple(w for w in WORDS if letter in w), rng, _MAX_COUNT)
         running = [0]
@@ -90,7 +83,7 @@ def _streams() -> dict[str, _Streams]:
         for word in holding:
             total += word.count(letter)
             running.append(total)
-        built[letter] = _Streams(holding, running, _stream(WITHOUT[letter], rng, _MAX_FILLER))
+        built[letter] = (holding, running, _stream(WITHOUT[letter], rng, _MAX_FILLER))
     _STREAMS.update(built)
     return _STREAMS
 
@@ -117,34 +110,32 @@ LEVELS = (
 
 def generate(config: Config, rng: random.Random) -> Problem:
     getrandbits = rng.getrandbits
-    # One draw for the letter (3 bits: 8 letters) and the two starts (12 bits each).
-    x = getrandbits(27)
+    # One 59-bit draw: the letter (3 bits: 8 letters), the two starts (12 bits each) and
+    # the count (32 bits scaled to 1..max_count: bias below 1e-7).
+    x = getrandbits(59)
     letter = LETTERS[x & 7]
-    streams = (_STREAMS or _streams())[letter]
+    holding_stream, running, filler_stream = (_STREAMS or _streams())[letter]
     start = (x >> 3) & _LAST
-    filler_start = x >> 15
-    # ``rng.randint(1, max_count)`` with its draws inline (the same getrandbits calls).
-    span = config.max_count
-    bits = span.bit_length()
-    r = getrandbits(bits)
-    while r >= span:
-        r = getrandbits(bits)
-    target = 1 + r
-    running = streams.running
+    filler_start = (x >> 15) & _LAST
+    target = 1 + ((x >> 27) * config.max_count >> 32)
     wanted = running[start] + target
     end = bisect_left(running, wanted, start + 1)
-    holding = streams.holding[start:end]
+    holding = holding_stream[start:end]
     if running[end] != wanted:  # the last word overshoots: one holding exactly what is missing
         holding[-1] = rng.choice(EXACTLY[letter][wanted - running[end - 1]])
-    filler = streams.filler[filler_start : filler_start + config.filler_words]
-    words, inserted = (filler, holding) if len(holding) <= len(filler) else (holding, filler)
-    # Each inserted word at a uniform place among the len(words) + 1 gaps there are when it
-    # goes in (a 32-bit draw scaled to the gap count: bias below 1e-7), so every order of
+    filler = filler_stream[filler_start : filler_start + config.filler_words]
+    # The shorter run goes into the longer, each word at a uniform place among the gaps
+    # there are when it goes in (a 32-bit draw scaled to the gap count), so every order of
     # the passage's words is as likely.
+    if len(holding) <= len(filler):
+        words, inserted = filler, holding
+    else:
+        words, inserted = holding, filler
     insert = words.insert
-    gaps = len(words) + 1
-    for g, word in zip(range(gaps, gaps + len(inserted)), inserted):
-        insert(getrandbits(32) * g >> 32, word)
+    gaps = len(words)
+    for word in inserted:
+        gaps += 1
+        insert(getrandbits(32) * gaps >> 32, word)
     passage = " ".join(words)
     if passage.count(letter) != target:
         raise ValueError("letter_counting: passage does not hold the drawn count")
