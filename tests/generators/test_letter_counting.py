@@ -41,7 +41,7 @@ def test_counts_are_flat_and_exploits_fail() -> None:
 def _reference_generate(config: Any, rng: random.Random) -> tuple[str, str]:
     """letter_counting's draws in their plain form: one 59-bit draw for the letter, the two
     stream starts and the count (32 bits scaled to 1..max_count), the holding run walked word by word, then each word
-    of the shorter run inserted at a scaled 32-bit draw."""
+    of the shorter run inserted at a scaled 21-bit draw."""
     x = rng.getrandbits(59)
     letter = letter_counting.LETTERS[x % 8]
     holding_stream, _, filler_stream = letter_counting._streams()[letter]
@@ -58,7 +58,7 @@ def _reference_generate(config: Any, rng: random.Random) -> tuple[str, str]:
     filler = filler_stream[filler_start : filler_start + config.filler_words]
     words, inserted = (filler, holding) if len(holding) <= len(filler) else (holding, filler)
     for word in inserted:
-        words.insert(rng.getrandbits(32) * (len(words) + 1) // 2**32, word)
+        words.insert(rng.getrandbits(21) * (len(words) + 1) // 2**21, word)
     return " ".join(words), str(target)
 
 

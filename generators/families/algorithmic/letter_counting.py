@@ -125,8 +125,9 @@ def generate(config: Config, rng: random.Random) -> Problem:
         holding[-1] = rng.choice(EXACTLY[letter][wanted - running[end - 1]])
     filler = filler_stream[filler_start : filler_start + config.filler_words]
     # The shorter run goes into the longer, each word at a uniform place among the gaps
-    # there are when it goes in (a 32-bit draw scaled to the gap count), so every order of
-    # the passage's words is as likely.
+    # there are when it goes in, so every order of the passage's words is as likely: a
+    # 21-bit draw scaled to the gap count (one-digit ints; with at most 281 gaps, no place's
+    # chance is off by more than 1.4e-4 of itself).
     if len(holding) <= len(filler):
         words, inserted = filler, holding
     else:
@@ -135,7 +136,7 @@ def generate(config: Config, rng: random.Random) -> Problem:
     gaps = len(words)
     for word in inserted:
         gaps += 1
-        insert(getrandbits(32) * gaps >> 32, word)
+        insert(getrandbits(21) * gaps >> 21, word)
     passage = " ".join(words)
     question = (
         f'How many times does the letter "{letter}" appear in the text below? Count every occurrence, '
