@@ -136,16 +136,35 @@ def generate(
                     result = run_steps(inputs, out_dir, Path(work))
             else:
                 quiet_prefect()
-                err.print("[dim]running the Prefect flow generate_environment[/]")
-                from flows.generate import generate_environment
-
-                result = generate_environment(inputs, str(out_dir))
+                result = _through_prefect(inputs, out_dir, report)
     finally:
         reporter.reset(token)
     if as_json:
         emit_json(result)
         return
     _print_summary(result)
+
+
+def _through_prefect(inputs: Any, out_dir: Path, report: Any) -> dict[str, Any]:
+    """The generate_environment flow: in the warm runner of ``synthenv prefect start`` when it runs
+    this code (no Prefect import here), else in this process."""
+    from pipeline.jobs import prefect_runner
+
+    runner = prefect_runner.usable()
+    if runner is not None:
+        err.print(f"[dim]running the Prefect flow generate_environment in the warm runner (pid {runner.pid})[/]")
+        try:
+            return prefect_runner.generate(runner, inputs, out_dir, report)
+        except prefect_runner.RunnerError as exc:  # the codes an in-process run's exception gets
+            if exc.kind == "VersionExists":
+                fail(str(exc), "refused")
+            fail(f"{exc.kind}: {exc} (the warm runner's log shows where)", "internal")
+        except ConnectionError as exc:
+            fail(str(exc), "unavailable")
+    err.print("[dim]running the Prefect flow generate_environment[/]")
+    from flows.generate import generate_environment
+
+    return generate_environment(inputs, str(out_dir))
 
 
 def _print_summary(s: dict[str, Any]) -> None:

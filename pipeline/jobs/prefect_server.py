@@ -60,7 +60,8 @@ def healthy(url: str, timeout: float = 1.0) -> bool:
         return False
 
 
-def _alive(pid: int) -> bool:
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` exists (one of another user counts as alive)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -78,7 +79,7 @@ def recorded() -> ServerInfo | None:
         info = ServerInfo(pid=int(data["pid"]), url=str(data["url"]), log=str(data.get("log", "")))
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    if not _alive(info.pid):
+    if not alive(info.pid):
         path.unlink(missing_ok=True)
         return None
     return info
@@ -138,10 +139,10 @@ def stop(wait: float = 30.0) -> ServerInfo | None:
     with contextlib.suppress(ProcessLookupError):
         os.killpg(info.pid, signal.SIGTERM)
     deadline = time.monotonic() + wait
-    while _alive(info.pid) and time.monotonic() < deadline:
+    while alive(info.pid) and time.monotonic() < deadline:
         _reap(info.pid)
         time.sleep(0.2)
-    if _alive(info.pid):
+    if alive(info.pid):
         with contextlib.suppress(ProcessLookupError):
             os.killpg(info.pid, signal.SIGKILL)
     started = _STARTED.pop(info.pid, None)
