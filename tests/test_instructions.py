@@ -15,12 +15,14 @@ from pathlib import Path
 import pytest
 
 from pipeline.jobs.steps import Inputs, generate
+from pipeline.tasks.naturalness import wording_violations
 from pipeline.world.schema import Schema
 from pipeline.world.variants import pick_domain
 
 SNAKE = re.compile(r"(?<![\w@./'-])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w@/-]|\.\w)")
 CAMEL = re.compile(r"(?<![\w@./'-])[a-z]+[0-9]*[A-Z][A-Za-z0-9]*(?![\w@/-]|\.\w)")
 QUOTED = re.compile(r'"[^"]*"')
+FIELD_AS_NAME = re.compile(r"\b(?:its|their) is \w+ to (?:yes|no)\b")
 
 
 def identifiers(schema: Schema) -> set[str]:
@@ -33,6 +35,8 @@ def offending(instruction: str, schema: Schema) -> list[str]:
     text = QUOTED.sub('""', instruction)
     found = SNAKE.findall(text) + CAMEL.findall(text)
     found += [n for n in identifiers(schema) if re.search(rf"(?<![\w]){re.escape(n)}(?![\w])", text)]
+    found += FIELD_AS_NAME.findall(text)  # "change its is archived to yes": a flag named, not said
+    found += [v.detail for v in wording_violations(instruction) if v.rule == "article"]
     return found
 
 
@@ -59,6 +63,9 @@ def test_the_scan_finds_identifiers() -> None:
     assert offending("the parcelId of the permitApplicationId of the feeId", schema)
     assert offending("How many loan_installments are due?", schema)
     assert not offending('the book "The Silent_Harbor" of member jane.doe@gmail.com', schema)
+    assert offending("Then change its is archived to yes.", schema)
+    assert offending("the bill with a amount of 4", schema)
+    assert not offending("Then mark it as archived.", schema)
 
 
 def test_instructions_of_a_random_variant_use_readable_labels(tmp_path: Path) -> None:

@@ -182,6 +182,31 @@ def test_articles_follow_the_sound() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["the bank account with currency usd and a account name mentioning x", "A note written about a order."],
+)
+def test_a_before_a_vowel_sound_is_flagged(text: str) -> None:
+    assert [v.rule for v in wording_violations(text)] == ["article"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "an account name",
+        "a unit price of 3",
+        "a one-way fare",
+        "a euro amount",
+        "an hourly rate",
+        'the book "a odd title"',
+        "Is a Owen Smith booked?",
+        "A order placed on May 2",
+    ],
+)
+def test_articles_as_spoken_and_names_pass(text: str) -> None:
+    assert [v.rule for v in wording_violations(text) if v.rule == "article"] == []
+
+
 # -- built bundles -------------------------------------------------------------------------------------
 
 

@@ -193,8 +193,8 @@ def late_rule(
     text = (
         f"When {with_article(table.noun)} whose {time} is more than {days} days before today (calendar days) is set to "
         f"{str(fee.goal).replace('_', ' ')} ({fee.operation} or otherwise), the fee is {percent} % instead of "
-        f"{float(fee.limit or 0):g} %: the customer gets back {100 - percent} % of it, rounded the same way (a line "
-        "that gives it back in full still does)."
+        f"{float(fee.limit or 0):g} %: the customer gets back {100 - percent} % of it, rounded the same way (where "
+        "another line gives it back in full, that line still applies)."
     )
     return Rule(
         id="",

@@ -15,6 +15,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from pipeline.world.naming import with_article as with_article
+
 RuleKind = Literal[
     "lifecycle", "check", "threshold", "window", "related", "history", "priority", "fee", "late", "waiver", "cap"
 ]
@@ -107,12 +109,6 @@ class Policy(BaseModel):
     def cap(self, operation: str) -> Rule | None:
         """The most ``operation`` refunds in one request, if it has a limit (see :mod:`pipeline.policy.fees`)."""
         return next((r for r in self.rules if r.kind == "cap" and r.operation == operation), None)
-
-
-def with_article(phrase: str) -> str:
-    """ "a claim", "an order", "a unit": the article a policy line puts before a noun."""
-    vowel = phrase[:1].lower() in "aeiou" and not phrase.lower().startswith(("us", "uni", "one"))
-    return ("an " if vowel else "a ") + phrase
 
 
 def days_between(earlier: str, later: str) -> int:

@@ -32,7 +32,7 @@ from pipeline.runtime.task import Grounding, ToolCall
 from pipeline.tasks.context import Context, Where
 from pipeline.tasks.filters import Filter, merge
 from pipeline.tasks.model import Skip
-from pipeline.tasks.words import CODE_LIKE, column_words, relation_words
+from pipeline.tasks.words import CODE_LIKE, column_words, relation_words, with_article
 from pipeline.world.schema import Column, Table
 from pipeline.world.sqlnames import quote_ident
 
@@ -181,6 +181,7 @@ def _by_partial(ctx: Context, rng: random.Random, table: Table, row: dict[str, A
                 entity=ctx.noun(table),
                 word=word,
                 column=column_words(label),
+                a_column=with_article(column_words(label)),
                 conditions=ctx.condition(rng, f, relative=False),
             )
             knobs = {"ids_given": False, "filters": 2, "distractors": alone - 1, "disambiguations": 1}

@@ -19,6 +19,8 @@ in a violation (and in the build's drop reason ``unnatural:<rule>``):
   table it reads; for a filter of a listing in the reference, the filter keeps every row of
   the table, or none (an infeasible request may name what does not exist, so it is exempt
   from ``always_false``). Checking such a condition decides nothing.
+* ``article``: "a" before a word spoken with a vowel sound ("a account name"), outside quoted
+  values; words that start with a capital (names, codes, acronyms) are left alone.
 
 The rules are conservative: each flags a pattern that is wrong wherever it appears, so a
 clean instruction is never dropped for wording a person would use.
@@ -37,12 +39,12 @@ from typing import Any
 
 from pipeline.runtime.task import Task, ToolCall
 from pipeline.tasks.phrasing import Phrasebook, split_refusal_form
-from pipeline.tasks.words import NUMERIC, column_words, plural_words, relation_words, words
+from pipeline.tasks.words import NUMERIC, column_words, plural_words, relation_words, with_article, words
 from pipeline.tools.executor import Executor, ToolError
 from pipeline.world.schema import Column, Schema, Table
 from pipeline.world.sqlnames import quote_ident
 
-RULES = ("relative_clauses", "identifier", "raw_id", "always_true", "always_false")
+RULES = ("relative_clauses", "identifier", "raw_id", "always_true", "always_false", "article")
 
 
 @dataclass(frozen=True)
@@ -110,7 +112,7 @@ def _schema_identifiers(schema: Schema) -> frozenset[str]:
 
 
 def wording_violations(request: str, schema: Schema | None = None) -> list[Violation]:
-    """The wording rules (``relative_clauses``, ``identifier``, ``raw_id``) over one request."""
+    """The wording rules (``relative_clauses``, ``identifier``, ``raw_id``, ``article``) over one request."""
     out = [Violation("relative_clauses", chain) for chain in relative_clause_chains(request)]
     plain = _QUOTED.sub('""', request)
     tokens = {m.group(0) for m in _SNAKE.finditer(plain)}
@@ -121,7 +123,12 @@ def wording_violations(request: str, schema: Schema | None = None) -> list[Viola
     out += [Violation("identifier", t) for t in sorted(tokens)]
     out += [Violation("identifier", m.group(0)) for m in _SQL.finditer(plain)]
     out += [Violation("raw_id", m.group(0)) for m in _RAW_ID.finditer(plain)]
+    out += [Violation("article", m.group(0)) for m in _A_WORD.finditer(plain) if with_article(m.group(1))[:3] == "an "]
     return out
+
+
+_A_WORD = re.compile(r"(?<![\w'-])a ([a-z][\w-]*)")
+"""A lowercase article "a" and the word after it (capitalised words are names, codes or acronyms)."""
 
 
 # -- state rules: filters --------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from pipeline.world.formula import parse_derive
+from pipeline.world.naming import with_article
 from pipeline.world.rules import Ref, operands, parse
 
 MAX_TABLES = 30
@@ -174,7 +175,7 @@ def _notes(parent: str) -> Extension:
     return _child(
         parent,
         "note",
-        f"A note written about a {words}.",
+        f"A note written about {with_article(words)}.",
         "subject",
         [
             {"name": "subject", "type": "title", "vocab": "note_subject"},
@@ -192,7 +193,7 @@ def _attachments(parent: str) -> Extension:
     return _child(
         parent,
         "attachment",
-        f"A file attached to a {words}.",
+        f"A file attached to {with_article(words)}.",
         "file_name",
         [
             {"name": "file_name", "type": "file_name", "unique": True},
@@ -216,7 +217,7 @@ def _history(parent: str, status: Data) -> Extension:
     return _child(
         parent,
         f"{s}_change",
-        f"One change of a {words}'s {s.replace('_', ' ')}.",
+        f"One change of {with_article(words)}'s {s.replace('_', ' ')}.",
         "change_code",
         [
             {"name": "change_code", "type": "code", "unique": True},
@@ -235,7 +236,7 @@ def _reviews(parent: str) -> Extension:
     return _child(
         parent,
         "review",
-        f"A rating and comment left about a {words}.",
+        f"A rating and comment left about {with_article(words)}.",
         "headline",
         [
             {"name": "headline", "type": "title", "vocab": "review_headline"},
@@ -253,7 +254,7 @@ def _addresses(parent: str) -> Extension:
     return _child(
         parent,
         "address",
-        f"A postal address of a {words}.",
+        f"A postal address of {with_article(words)}.",
         "street",
         [
             {
@@ -278,7 +279,7 @@ def _contacts(parent: str) -> Extension:
     return _child(
         parent,
         "contact",
-        f"A person to contact at a {words}.",
+        f"A person to contact at {with_article(words)}.",
         "full_name",
         [
             {"name": "full_name", "type": "person_name"},
@@ -297,7 +298,7 @@ def _price_history(parent: str, field: Data) -> Extension:
     return _child(
         parent,
         f"{m}_change",
-        f"A change of a {words}'s {m.replace('_', ' ')}.",
+        f"A change of {with_article(words)}'s {m.replace('_', ' ')}.",
         "change_code",
         [
             {"name": "change_code", "type": "code", "unique": True},

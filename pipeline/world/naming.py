@@ -80,3 +80,32 @@ def pluralise(noun: str) -> str:
     else:
         last += "s"
     return f"{head} {last}".strip()
+
+
+_SOUNDS_CONSONANT = ("uni", "use", "usa", "usu", "uti", "eu", "one", "once")
+"""Vowel letters read as a consonant sound: "a unit price", "a usage fee", "a one-way fare"."""
+_SOUNDS_VOWEL = ("hour", "honest", "honor", "honour", "heir")
+
+
+_PARTICIPLES = ("sold", "paid", "made", "held", "spent", "taken", "given", "seen", "built", "won", "lost", "kept")
+"""Past participles without "-ed" that end a column's words after its noun ("units sold")."""
+
+
+def plural_head(phrase: str) -> bool:
+    """Whether the phrase's noun is plural ("key cards issued", "units sold", "nights"): the last word,
+    or the one before a closing participle, ending in a plural "s" (not "status", "address", "basis")."""
+    parts = phrase.lower().split()
+    if len(parts) > 1 and (parts[-1].endswith("ed") or parts[-1] in _PARTICIPLES):
+        parts = parts[:-1]
+    head = parts[-1] if parts else ""
+    return len(head) > 3 and head.endswith("s") and not head.endswith(("ss", "us", "is"))
+
+
+def with_article(phrase: str) -> str:
+    """The phrase with "a" or "an" as it is spoken ("an amount", "a unit price", "an hourly rate"); a
+    plural takes none ("key cards issued": "with key cards issued of at least 4", never "a key cards")."""
+    if plural_head(phrase):
+        return phrase
+    low = phrase.lower()
+    vowel = low[:1] in ("a", "e", "i", "o", "u") and not low.startswith(_SOUNDS_CONSONANT)
+    return ("an " if vowel or low.startswith(_SOUNDS_VOWEL) else "a ") + phrase

@@ -13,7 +13,7 @@ from pipeline.tasks.context import Context, Where
 from pipeline.tasks.filters import Rows
 from pipeline.tasks.locate import Found, describe
 from pipeline.tasks.model import Skip
-from pipeline.tasks.words import NUMERIC, field_words, words
+from pipeline.tasks.words import NUMERIC, TIMES, column_words, field_words, words
 from pipeline.tools.specs import TransitionTool, UpdateTool
 from pipeline.world.schema import Column, Table
 from pipeline.world.timeline import terminal
@@ -92,7 +92,15 @@ def new_value(ctx: Context, table: Table, column: Column, current: set[Any], rng
 
 
 def set_phrase(ctx: Context, rng: random.Random, column: Column, value: Any) -> str:
-    return ctx.phrases.render(rng, "writes", "set_column", column=field_words(column), value=ctx.show(column, value))
+    """One field set, as a person asks for it: a yes/no field named "is ..." by what it says of the
+    record ("mark it as archived"), a date or time by its name as a date ("its due date", not "its
+    due on"), any other field by its name."""
+    name = field_words(column)
+    if column.sql_type == "BOOLEAN" and name.lower().startswith("is ") and len(name) > 3:
+        return ctx.phrases.render(rng, "writes", "set_flag" if value else "set_flag_not", flag=name[3:])
+    if column.semantic in TIMES:
+        name = column_words(column)
+    return ctx.phrases.render(rng, "writes", "set_column", column=name, value=ctx.show(column, value))
 
 
 def editable(ctx: Context, table: Table, row: dict[str, Any]) -> bool:

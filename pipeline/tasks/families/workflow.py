@@ -189,12 +189,23 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
     calls = list(found.locate)
     actions: list[str] = []
     recoveries = 0
+    # Whether the last action was on a related record: the next one on the record itself names it
+    # again ("back on the vendor bill, mark it archived"), so its "it" cannot be read as the other.
+    away = False
+
+    def on_record(text: str) -> str:
+        nonlocal away
+        if away:
+            away = False
+            return ctx.phrases.render(rng, NAME, "back_on", entity=ctx.noun(table), action=text)
+        return text
+
     for step in planned:
         if step == "path":
             # The same route _resolve checked (seeded alike), reached by its goal alone.
             path = op_path(ctx, table, row, random.Random(0)) or []
             calls += [op_call(op, row["id"]) for op in path]
-            actions.append(path_phrase(ctx, rng, table, path[-1]))
+            actions.append(on_record(path_phrase(ctx, rng, table, path[-1])))
             recoveries += 1
         elif step == "op":
             usable = [o for o in operations(ctx, table) if row[str(o.status_column)] in o.allowed_from]
@@ -203,7 +214,7 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
                 usable = [o for o in usable if leaves_open(ctx, table, o)]
             op = rng.choice(usable)
             calls.append(op_call(op, row["id"]))
-            actions.append(op_phrase(ctx, rng, op, table, "it"))
+            actions.append(on_record(op_phrase(ctx, rng, op, table, "it")))
         elif step == "set":
             column = rng.choice(
                 settable(ctx, table, exclude=found.used | changed) or settable(ctx, table, exclude=changed) or [None]
@@ -213,11 +224,12 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
             changed.add(column.name)
             value = new_value(ctx, table, column, {row[column.name]}, rng)
             calls.append(update_call(ctx, table, row["id"], {column.name: value}))
-            actions.append(set_phrase(ctx, rng, column, value))
+            actions.append(on_record(set_phrase(ctx, rng, column, value)))
         elif step == "child":
             text, call = _child_step(ctx, rng, found)
             calls.append(call)
             actions.append(text)
+            away = True
         else:
             fk, parent, column = _parent_change(ctx, table, row) or (None, None, None)
             if fk is None or parent is None or column is None:
@@ -236,6 +248,7 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
                 action = set_phrase(ctx, rng, column, value)
             calls.append(update_call(ctx, parent, prow["id"], {column.name: value}))
             actions.append(ctx.phrases.render(rng, NAME, "parent_change", relation=relation_words(fk), action=action))
+            away = True
     intro = ctx.phrases.render(rng, NAME, "intro", subject=found.phrase)
     if len(actions) == 1:
         rest = ctx.phrases.render(rng, NAME, "single_step", first=actions[0])
