@@ -7,6 +7,8 @@ import random
 import time
 from collections import Counter
 
+import pytest
+
 from generators.dataset import create_dataset, score
 from generators.families.induction import acre
 
@@ -64,3 +66,108 @@ def test_huge_answers_are_refused_fast() -> None:
     for hostile in ((item["answer"] + " ") * 100_000, "on" * 500_000):
         assert score("acre", hostile, item) == 0.0
     assert time.perf_counter() - started < 0.5
+
+
+def _scaled(value: int, count: int) -> int:
+    return value * count >> 32
+
+
+def _reference(config: acre.Config, rng: random.Random) -> tuple[str, list[tuple[int, bool]], int, list[str]]:
+    """The 2.2.0 construction written plainly: tables by brute force over every mask, each
+    draw spelled out (label, trials, blickets, query, names)."""
+    n, limit = config.objects, config.max_trial_size
+    every = range(1 << n)
+    wanted = rng.choice(acre.LABELS)
+
+    def draw(largest: int) -> int:
+        r = rng.getrandbits(64)
+        size = _scaled(r >> 32, largest) + 1
+        group = [m for m in every if bin(m).count("1") == size]
+        return group[_scaled(r & 0xFFFFFFFF, len(group))]
+
+    def within(mask: int, most: int) -> list[int]:
+        return [q for q in every if q & ~mask == 0 and bin(q).count("1") <= most]
+
+    while True:
+        masks: list[int] = []
+        while len(masks) < config.trials:
+            mask = draw(limit)
+            if mask not in masks:
+                masks.append(mask)
+        blickets = draw(max(1, n // 3))
+        while not any(mask & blickets for mask in masks):
+            blickets = draw(max(1, n // 3))
+        trials = [(mask, bool(mask & blickets)) for mask in masks]
+        possible = (1 << n) - 1
+        for mask, lit in trials:
+            if not lit:
+                possible &= ~mask
+        cores = [mask & possible for mask, lit in trials if lit]
+        query = None
+        if wanted == "off":
+            table = within(((1 << n) - 1) & ~possible, limit)[1:]
+            for _ in range(4 if table else 0):
+                candidate = table[_scaled(rng.getrandbits(32), len(table))]
+                if candidate not in masks:
+                    query = candidate
+                    break
+        elif wanted == "on":
+            for _ in range(4):
+                r = rng.getrandbits(64)
+                core = cores[_scaled(r >> 32, len(cores))]
+                table = within(((1 << n) - 1) & ~core, limit - bin(core).count("1"))
+                candidate = core | table[_scaled(r & 0xFFFFFFFF, len(table))]
+                if candidate not in masks:
+                    query = candidate
+                    break
+        else:
+            members = [i for i in range(n) if possible >> i & 1]
+            for _ in range(8):
+                r = rng.getrandbits(64)
+                member = 1 << members[_scaled(r >> 32, len(members))]
+                table = within(((1 << n) - 1) & ~member, limit - 1)
+                candidate = member | table[_scaled(r & 0xFFFFFFFF, len(table))]
+                if candidate not in masks and all(core & ~candidate for core in cores):
+                    query = candidate
+                    break
+        if query is not None:
+            return wanted, trials, query, rng.sample(acre._NAMES, n)
+
+
+def test_generate_is_the_plain_construction() -> None:
+    """Items, names and the generator's state after equal the plain walk's at every level."""
+    for level, knobs in enumerate(acre.LEVELS):
+        config = acre.Config(**knobs)
+        for seed in range(40):
+            ours, theirs = random.Random(seed * 10 + level), random.Random(seed * 10 + level)
+            problem = acre.generate(config, ours)
+            wanted, trials, query, names = _reference(config, theirs)
+            assert problem.answer == wanted
+            assert problem.extra["trials"] == [[mask, lit] for mask, lit in trials]
+            assert problem.extra["query"] == query
+            for mask, lit in trials:
+                listed = ", ".join(names[i] for i in range(config.objects) if mask >> i & 1)
+                assert f"{listed} -> detector {'on' if lit else 'off'}\n" in problem.question + "\n"
+            assert "Now " + ", ".join(names[i] for i in range(config.objects) if query >> i & 1) + " are placed" in (
+                problem.question
+            )
+            assert ours.getstate() == theirs.getstate()
+
+
+def test_trials_are_distinct_bounded_and_some_light() -> None:
+    for level, knobs in enumerate(acre.LEVELS):
+        config = acre.Config(**knobs)
+        rng = random.Random(level)
+        for _ in range(300):
+            meta = acre.generate(config, rng).extra
+            masks = [mask for mask, _ in meta["trials"]]
+            assert len(set(masks)) == len(masks) == config.trials
+            assert any(lit for _, lit in meta["trials"])
+            for mask in [*masks, meta["query"]]:
+                assert 0 < mask < 1 << config.objects
+                assert bin(mask).count("1") <= config.max_trial_size
+
+
+def test_impossible_trial_counts_are_refused() -> None:
+    with pytest.raises(ValueError, match="distinct trials"):
+        acre.generate(acre.Config(objects=3, trials=12, max_trial_size=1), random.Random(0))

@@ -10,6 +10,14 @@ trials, so more inferences have to be chained.
 The gold is decided over every set of blickets consistent with the trials (the tests
 enumerate them all): "on" if each such set meets the query, "off" if none does, else
 "undetermined". The three labels are drawn evenly (``choices=3``).
+
+Construction (2.2.0): the label is drawn first, then distinct trials (each a size, then a set
+of that size, from one 64-bit draw over a table of the sets), then blickets that light at
+least one trial, then a query drawn straight from the sets that give the label (for "off", a
+set of objects seen in "off" trials; for "on", an "on" trial's possible blickets plus others;
+for "undetermined", a possible blicket plus others that cover no "on" trial's possible
+blickets). Before 2.2.0 whole trial sets were redrawn with random queries until the label
+came out, about 17 sampled sets an item.
 """
 
 from __future__ import annotations
@@ -72,63 +80,139 @@ def verdict(trials: list[tuple[int, bool]], query: int, objects: int) -> str | N
     return "undetermined"
 
 
-_OBJECTS = tuple((c, m, s) for c in _COLOURS for m in _MATERIALS for s in _SHAPES)
-"""Every nameable object, built once: the sample drawn from it is the same as from a fresh list."""
+_NAMES = tuple(f"{colour} {material} {shape}" for colour in _COLOURS for material in _MATERIALS for shape in _SHAPES)
+"""Every nameable object, built once: an item samples ``n`` of them."""
+_BITS = tuple(tuple(i for i in range(10) if mask >> i & 1) for mask in range(1 << 10))
+"""The objects (bit indices) in each mask of up to 10 objects, for listing a set."""
+_TABLES: dict[tuple[int, int], tuple[tuple[int, ...], ...]] = {}
+_WITHIN: dict[tuple[int, int], tuple[int, ...]] = {}
 
 
-def _subset(objects: int, max_size: int, rng: random.Random) -> int:
-    """The mask of ``rng.sample(range(objects), rng.randint(1, max_size))``, with those calls'
-    draws done inline (the sample's pool branch: ``objects`` is at most 10): one Python
-    frame instead of five per set, and a set is drawn about 17 times per item."""
+def _sized(objects: int, max_size: int) -> tuple[tuple[int, ...], ...]:
+    """Every set of ``objects`` by size: entry ``k - 1`` holds the masks of ``k`` objects in
+    ascending order, for ``k`` in 1..``max_size``. A set is drawn from it by size, then by
+    index, with one 64-bit draw instead of a sample's draw per member."""
+    key = (objects, max_size)
+    table = _TABLES.get(key)
+    if table is None:
+        table = _TABLES[key] = tuple(
+            tuple(mask for mask in range(1 << objects) if mask.bit_count() == size) for size in range(1, max_size + 1)
+        )
+    return table
+
+
+def _within(mask: int, limit: int) -> tuple[int, ...]:
+    """Every sub-mask of ``mask`` with at most ``limit`` bits, ascending (0 first): the
+    queries that keep to a given set of objects, looked up instead of drawn and rejected."""
+    key = (mask, limit)
+    table = _WITHIN.get(key)
+    if table is None:
+        table = _WITHIN[key] = tuple(q for q in range(mask + 1) if q & ~mask == 0 and q.bit_count() <= limit)
+    return table
+
+
+def _draw(table: tuple[tuple[int, ...], ...], rng: random.Random) -> int:
+    """A set from a :func:`_sized` table: its size uniform, then the set uniform among that
+    size's, both scaled from one 64-bit draw (the high and low 32 bits)."""
+    r = rng.getrandbits(64)
+    by_size = table[(r >> 32) * len(table) >> 32]
+    return by_size[(r & 0xFFFFFFFF) * len(by_size) >> 32]
+
+
+def _query(
+    wanted: str,
+    trials: list[tuple[int, bool]],
+    objects: int,
+    max_size: int,
+    rng: random.Random,
+) -> int | None:
+    """A query of at most ``max_size`` objects, shown in no trial, whose verdict is
+    ``wanted``; None if a few tries find none (the caller draws new trials).
+
+    "off" is a non-empty set of objects each seen in an "off" trial; "on" is an "on" trial's
+    possible blickets plus any other objects; "undetermined" is a possible blicket plus any
+    other objects, kept when it covers no "on" trial's possible blickets. Each is drawn
+    straight from the sets that qualify (:func:`_within`), two scaled values a 64-bit draw."""
+    full = (1 << objects) - 1
+    possible = full
+    for mask, lit in trials:
+        if not lit:
+            possible &= ~mask
+    lit_sets = [mask & possible for mask, lit in trials if lit]
+    shown = {mask for mask, _ in trials}
     getrandbits = rng.getrandbits
-    bits = max_size.bit_length()
-    size = getrandbits(bits)
-    while size >= max_size:
-        size = getrandbits(bits)
-    pool = list(range(objects))
-    mask = 0
-    for m in range(objects, objects - size - 1, -1):
-        bits = m.bit_length()
-        j = getrandbits(bits)
-        while j >= m:
-            j = getrandbits(bits)
-        mask |= 1 << pool[j]
-        pool[j] = pool[m - 1]
-    return mask
+    if wanted == "off":
+        table = _within(full & ~possible, max_size)
+        if len(table) == 1:
+            return None
+        for _ in range(4):
+            query = table[1 + (getrandbits(32) * (len(table) - 1) >> 32)]
+            if query not in shown:
+                return query
+        return None
+    if wanted == "on":
+        for _ in range(4):
+            r = getrandbits(64)
+            core = lit_sets[(r >> 32) * len(lit_sets) >> 32]
+            table = _within(full & ~core, max_size - core.bit_count())
+            query = core | table[(r & 0xFFFFFFFF) * len(table) >> 32]
+            if query not in shown:
+                return query
+        return None
+    members = _BITS[possible]
+    for _ in range(8):
+        r = getrandbits(64)
+        member = 1 << members[(r >> 32) * len(members) >> 32]
+        table = _within(full & ~member, max_size - 1)
+        query = member | table[(r & 0xFFFFFFFF) * len(table) >> 32]
+        if query not in shown and all(core & ~query for core in lit_sets):
+            return query
+    return None
 
 
 def generate(config: Config, rng: random.Random) -> Problem:
     n = config.objects
+    max_size = config.max_trial_size
     wanted = rng.choice(LABELS)
+    trial_sets = _sized(n, max_size)
+    blicket_sets = _sized(n, max(1, n // 3))
+    sizes = len(trial_sets)
+    trial_count = config.trials
+    if sum(map(len, trial_sets)) < trial_count:
+        raise ValueError(f"acre: {trial_count} distinct trials of at most {max_size} of {n} objects do not exist")
+    getrandbits = rng.getrandbits
     for _ in range(_MAX_TRIES):
-        blickets = _subset(n, max(1, n // 3), rng)
-        trials = []
-        for _ in range(config.trials):
-            mask = _subset(n, config.max_trial_size, rng)
-            trials.append((mask, bool(mask & blickets)))
-        shown_masks = {mask for mask, _ in trials}
-        if not any(lit for _, lit in trials) or len(shown_masks) < len(trials):
-            continue
-        for _ in range(10):
-            query = _subset(n, config.max_trial_size, rng)
-            if query not in shown_masks and verdict(trials, query, n) == wanted:
-                break
-        else:
-            continue
-        break
+        # The trials: distinct sets, each drawn like _draw (inline, one draw per set; a set
+        # already shown is drawn again). Then the blickets, drawn again until some trial
+        # holds one (the trials' union is never empty), so that some trial lights up.
+        masks: list[int] = []
+        union = 0
+        while len(masks) < trial_count:
+            r = getrandbits(64)
+            by_size = trial_sets[(r >> 32) * sizes >> 32]
+            mask = by_size[(r & 0xFFFFFFFF) * len(by_size) >> 32]
+            if mask not in masks:
+                masks.append(mask)
+                union |= mask
+        blickets = _draw(blicket_sets, rng)
+        while not blickets & union:
+            blickets = _draw(blicket_sets, rng)
+        trials = [(mask, mask & blickets != 0) for mask in masks]
+        query = _query(wanted, trials, n, max_size, rng)
+        if query is not None:
+            break
     else:
         raise ValueError("acre: no trial set gives the wanted label")
-    names = [f"{colour} {material} {shape}" for colour, material, shape in rng.sample(_OBJECTS, n)]
-
-    def listing(mask: int) -> str:
-        return ", ".join(names[i] for i in range(n) if mask >> i & 1)
-
-    shown = "\n".join(f"{listing(mask)} -> detector {'on' if lit else 'off'}" for mask, lit in trials)
+    names = rng.sample(_NAMES, n)
+    bits = _BITS
+    shown = "\n".join(
+        f"{', '.join([names[i] for i in bits[mask]])} -> detector {'on' if lit else 'off'}" for mask, lit in trials
+    )
     question = (
         "Some objects are blickets. A detector lights up (on) when at least one blicket is placed on it and "
         "stays off otherwise; other objects do nothing. These trials put objects on the detector together:\n"
-        f"{shown}\n\nNow {listing(query)} are placed on it. Is the detector on, off, or is that undetermined "
-        "from the trials? Answer with one word: on, off or undetermined."
+        f"{shown}\n\nNow {', '.join([names[i] for i in bits[query]])} are placed on it. Is the detector on, off, "
+        "or is that undetermined from the trials? Answer with one word: on, off or undetermined."
     )
     meta = {"trials": [[mask, lit] for mask, lit in trials], "query": query, "objects": n}
     return Problem(question, wanted, meta)
