@@ -161,3 +161,61 @@ def test_direct_options_bitmask_placement_and_unchecked_moves_equal_the_first_fo
             assert rh.slide(twin, twin_board, letter, amount)
             assert cars == twin and board == twin_board == rh._board(cars)
             last = letter
+
+
+def _listed_walk(cars: dict[str, list[int]], walk: int, rng: random.Random) -> tuple[list[tuple[str, int]], bool]:
+    """The backward walk as generate made it before the bit boards: every option listed
+    (``_options``), the parking ones preferred once ``walk`` slides are made, ``rng.choice``."""
+    board = rh._board(cars)
+    moves: list[tuple[str, int]] = []
+    while len(moves) < 2 * walk:
+        if len(moves) >= walk and rh._blocked(cars, board):
+            break
+        options = rh._options(cars, board, moves[-1][0] if moves else "")
+        if len(moves) >= walk:
+            closing = [option for option in options if rh._closes(cars, *option)]
+            options = closing or options
+        if not options:
+            break
+        letter, amount = rng.choice(options)
+        rh._move(cars, board, letter, amount)
+        moves.append((letter, amount))
+    return moves, len(moves) >= walk and rh._blocked(cars, board)
+
+
+def test_bit_board_walk_equals_the_listed_walk() -> None:
+    """Slides, outcome, final lot and generator state match the listed walk's, from random
+    lots of every car count and walks short and long (2,000 walks)."""
+    for seed in range(2000):
+        ours_rng, ref_rng = random.Random(seed), random.Random(seed)
+        count, walk = 1 + seed % 14, 2 + seed % 23
+        cars = rh._place(ours_rng, count)
+        assert cars == rh._place(ref_rng, count)
+        twin = {k: list(v) for k, v in cars.items()}
+        assert rh._walk(cars, walk, ours_rng) == _listed_walk(twin, walk, ref_rng)
+        assert cars == twin
+        assert ours_rng.getstate() == ref_rng.getstate()
+
+
+def test_free_run_tables_match_a_scan() -> None:
+    for occupancy in range(64):
+        free = [not occupancy >> i & 1 for i in range(rh.SIZE)]
+        for pos in range(rh.SIZE + 1):
+            back = next((k for k in range(pos) if not free[pos - 1 - k]), pos)
+            ahead = next((k for k in range(rh.SIZE - pos) if not free[pos + k]), rh.SIZE - pos)
+            assert (rh._BEFORE[occupancy * 8 + pos], rh._AFTER[occupancy * 8 + pos]) == (back, ahead)
+
+
+def test_question_and_answer_equal_the_board_drawing() -> None:
+    """The drawing from per-placement character tables and the pre-formatted tokens equal
+    ``_board``'s rows and the formatted reversed slides."""
+    for level in range(len(rh.LEVELS)):
+        config = rh.Config(**rh.LEVELS[level])
+        for seed in range(30):
+            problem = rh.generate(config, random.Random(seed))
+            cars = problem.extra["cars"]
+            drawing = "\n".join("".join(line) for line in rh._board(cars))
+            assert f"\n\n{drawing}\n\n" in problem.question
+            assert f"using at most {problem.extra['budget']} slides;" in problem.question
+            assert len(problem.answer.split()) == problem.extra["budget"]
+            assert rh.score(problem.answer, {"answer": problem.answer, "metadata": problem.extra}) == 1.0

@@ -4,14 +4,16 @@ Cars move only along their own direction, never through each other. Tests planni
 blocking chains (to move A, move the truck in front of it, which needs room from another
 car...). Puzzles are made backwards: A starts at the exit and random legal slides scatter the
 lot; the reversed slides are a solution and their count is the stated move budget. Harder
-levels park more cars and scatter longer. The scorer replays the answer and accepts any
-sequence of legal slides within the budget that brings A to the exit.
+levels park more cars and scatter longer. The walk keeps the lot as occupancy bits per row
+and column (the same slides and draws as listing every option, see ``_walk``). The scorer
+replays the answer and accepts any sequence of legal slides within the budget that brings A
+to the exit.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -106,6 +108,8 @@ def _options(cars: dict[str, Car], board: list[list[str]], last: str) -> list[tu
     """Every legal backward slide (car, amount), in letter order; A only leftwards, and not the
     car moved last (two slides in a row would be one). A's slides are listed three times:
     drawn more often, A leaves the exit early and the blockers have time to close in.
+    The walk draws from this list without building it (:func:`_walk`); this plain form, with
+    :func:`_closes`, :func:`_move` and :func:`_blocked`, is what the tests compare it with.
     Cells are read from the board directly (a vertical car's column without transposing
     the board per step)."""
     out: list[tuple[str, int]] = []
@@ -165,6 +169,145 @@ def _move(cars: dict[str, Car], board: list[list[str]], letter: str, amount: int
         car[0] = r
 
 
+def _free_runs() -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """For a line's occupancy (bit ``i`` for cell ``i``) and a cell index ``p`` (entry
+    ``occupancy * 8 + p``): how many free cells run down from ``p - 1`` and up from ``p``."""
+    before, after = [0] * (64 * 8), [0] * (64 * 8)
+    for occupancy in range(64):
+        for pos in range(SIZE + 1):
+            down = pos - 1
+            while down >= 0 and not occupancy >> down & 1:
+                down -= 1
+            up = pos
+            while up < SIZE and not occupancy >> up & 1:
+                up += 1
+            before[occupancy * 8 + pos], after[occupancy * 8 + pos] = pos - 1 - down, up - pos
+    return tuple(before), tuple(after)
+
+
+_BEFORE, _AFTER = _free_runs()
+
+
+def _below(total: int, getrandbits: Callable[[int], int]) -> int:
+    """``rng.choice``'s index into ``total`` options: the same ``getrandbits`` draws."""
+    bits = total.bit_length()
+    index = getrandbits(bits)
+    while index >= total:
+        index = getrandbits(bits)
+    return index
+
+
+def _closing_slide(closing: list[tuple[str, int, int, int]], index: int) -> tuple[str, int]:
+    """The ``index``-th parking slide of runs ``(letter, first amount, step, count)``."""
+    for letter, first, step, count in closing:
+        if index < count:
+            return letter, first + step * index
+        index -= count
+    raise ValueError(f"rush_hour: slide {index} past the parking slides")
+
+
+def _run_slide(runs: list[tuple[str, int, int]], index: int) -> tuple[str, int]:
+    """The ``index``-th slide of cars' ``(letter, free behind, free ahead)`` in
+    :func:`_options`' order: backwards -1, -2, ... then forwards +1, +2, ..."""
+    for letter, back, ahead in runs:
+        if index < back:
+            return letter, -(index + 1)
+        index -= back
+        if index < ahead:
+            return letter, index + 1
+        index -= ahead
+    raise ValueError(f"rush_hour: slide {index} past the listed slides")
+
+
+def _walk(cars: dict[str, Car], walk: int, rng: random.Random) -> tuple[list[tuple[str, int]], bool]:
+    """The backward walk of :func:`generate`: the same slides, the same draws, as choosing
+    from :func:`_options` (and the :func:`_closes` ones among them) with ``rng.choice`` and
+    moving with :func:`_move`, but on occupancy bits per row and per column. A car's free
+    cells either way are two table lookups (:func:`_free_runs`), and the options are kept as
+    runs ``(letter, first amount, step, count)`` in :func:`_options`' order, so the drawn
+    index is mapped to its slide without listing every slide. Returns the slides and
+    whether A ended off the exit with a car between it and the exit (``_blocked``)."""
+    rows, cols = [0] * SIZE, [0] * SIZE
+    for r, c, length, horizontal in cars.values():
+        for i in range(length):
+            if horizontal:
+                rows[r] |= 1 << c + i
+                cols[c + i] |= 1 << r
+            else:
+                rows[r + i] |= 1 << c
+                cols[c] |= 1 << r + i
+    before, after, getrandbits = _BEFORE, _AFTER, rng.getrandbits
+    car_a = cars["A"]
+    others = [(letter, car) for letter, car in cars.items() if letter != "A"]
+    moves: list[tuple[str, int]] = []
+    last = ""
+    while True:
+        a_end = car_a[1] + 1
+        blocked = a_end < SIZE - 1 and rows[EXIT_ROW] >> a_end + 1 != 0
+        made = len(moves)
+        if made >= 2 * walk or (made >= walk and blocked):
+            return moves, made >= walk and blocked
+        # A first (it is first in letter order), its leftward slides listed three times.
+        a_free = 0 if last == "A" else before[rows[EXIT_ROW] * 8 + car_a[1]]
+        total = 3 * a_free
+        runs: list[tuple[str, int, int]] = []  # (letter, back, ahead) of the cars that can move
+        closing: list[tuple[str, int, int, int]] = []  # (letter, first amount, step, count)
+        scan = made >= walk and a_end < SIZE - 1
+        for letter, (r, c, length, horizontal) in others:
+            if letter == last:
+                continue
+            if horizontal:
+                key = rows[r] * 8 + c
+                back, ahead = before[key], after[key + length]
+            else:
+                key = cols[c] * 8 + r
+                back, ahead = before[key], after[key + length]
+                if scan and c > a_end:
+                    low, high = EXIT_ROW - length + 1 - r, EXIT_ROW - r  # amounts that park it across
+                    first, final = min(-1, high), max(-back, low)
+                    if first >= final:
+                        closing.append((letter, first, -1, first - final + 1))
+                    first, final = max(1, low), min(ahead, high)
+                    if first <= final:
+                        closing.append((letter, first, 1, final - first + 1))
+            if back or ahead:
+                runs.append((letter, back, ahead))
+                total += back + ahead
+        if closing:
+            total = sum(run[3] for run in closing)
+            letter, amount = _closing_slide(closing, _below(total, getrandbits))
+        elif not total:
+            return moves, made >= walk and blocked
+        else:
+            index = _below(total, getrandbits)
+            if index < 3 * a_free:
+                letter, amount = "A", -(index % a_free + 1)
+            else:
+                letter, amount = _run_slide(runs, index - 3 * a_free)
+        car = cars[letter]
+        r, c, length, horizontal = car
+        if horizontal:
+            span = (1 << length) - 1
+            rows[r] = rows[r] & ~(span << c) | span << c + amount
+            for i in range(c, c + length):
+                cols[i] &= ~(1 << r)
+            c += amount
+            for i in range(c, c + length):
+                cols[i] |= 1 << r
+            car[1] = c
+        else:
+            span = (1 << length) - 1
+            cols[c] = cols[c] & ~(span << r) | span << r + amount
+            for i in range(r, r + length):
+                rows[i] &= ~(1 << c)
+            r += amount
+            for i in range(r, r + length):
+                rows[i] |= 1 << c
+            car[0] = r
+        moves.append((letter, amount))
+        last = letter
+
+
 _CELL_MASKS = {
     (r, c, length, horizontal): sum(1 << (cr * SIZE + cc) for cr, cc in _cells([r, c, length, horizontal]))
     for r in range(SIZE)
@@ -173,6 +316,27 @@ _CELL_MASKS = {
     for horizontal in (0, 1)
 }
 """A car's cells as a bit mask of the lot (bit ``row * SIZE + column``), per placement."""
+
+
+_EMPTY_DRAWING = "\n".join([EMPTY * SIZE] * SIZE)
+"""The empty lot as drawn in the question; cell (r, c) is character ``r * (SIZE + 1) + c``."""
+_DRAWN_CELLS = {placement: tuple(r * (SIZE + 1) + c for r, c in _cells(list(placement))) for placement in _CELL_MASKS}
+"""A car's characters in the drawing, per placement (the lot drawn without a board of lists)."""
+_TOKENS = {
+    (letter, amount): f"{letter}{-amount:+d}" for letter in LETTERS for amount in range(-SIZE, SIZE + 1) if amount
+}
+"""The answer's token undoing each backward slide, formatted once."""
+_QUESTION_HEAD = (
+    f"Rush Hour on a {SIZE}x{SIZE} parking lot ('.' is empty; each letter is one car, two or three cells "
+    f"long). The red car A sits in row {EXIT_ROW + 1}, and the exit is at the right end of that row.\n\n"
+)
+_QUESTION_MIDDLE = (
+    "\n\nA car slides any number of free cells along its own direction (horizontal cars left/right, vertical "
+    "cars up/down), never through another car or off the lot. Write a slide as the car's letter, + or -, "
+    "and the number of cells: + is right (horizontal) or down (vertical), - is left or up; e.g. B+2, C-1. "
+    f"Give slides that bring car A to the right edge of row {EXIT_ROW + 1}, using at most "
+)
+_QUESTION_TAIL = " slides; any such sequence is accepted. Answer with the slides in order, separated by spaces."
 
 
 def _place(rng: random.Random, count: int) -> dict[str, Car]:
@@ -210,25 +374,12 @@ def _place(rng: random.Random, count: int) -> dict[str, Car]:
 def generate(config: Config, rng: random.Random) -> Problem:
     while True:
         cars = _place(rng, config.cars)
-        board = _board(cars)
-        moves: list[tuple[str, int]] = []
         # Backwards, A only ever moves left (moving it right again would undo progress). The
         # walk makes at least ``walk`` slides and goes on (up to twice as many, preferring
         # slides that park a car in A's way) until A is off the exit with a car between it and
         # the exit; the slides made are the budget.
-        while len(moves) < 2 * config.walk:
-            if len(moves) >= config.walk and _blocked(cars, board):
-                break
-            options = _options(cars, board, moves[-1][0] if moves else "")
-            if len(moves) >= config.walk:
-                closing = [option for option in options if _closes(cars, *option)]
-                options = closing or options
-            if not options:
-                break
-            letter, amount = rng.choice(options)
-            _move(cars, board, letter, amount)
-            moves.append((letter, amount))
-        if len(moves) >= config.walk and _blocked(cars, board):
+        moves, done = _walk(cars, config.walk, rng)
+        if done:
             break
     budget = len(moves)
     # Letters other than A are shuffled, so no letter is tied to a role (B is the upright car
@@ -236,23 +387,16 @@ def generate(config: Config, rng: random.Random) -> Problem:
     others = sorted(letter for letter in cars if letter != "A")
     rename = dict(zip(others, rng.sample(others, len(others)), strict=True))
     rename["A"] = "A"
-    cars = {rename[letter]: car for letter, car in cars.items()}
-    cars = {letter: cars[letter] for letter in sorted(cars)}
-    board = _board(cars)
-    moves = [(rename[letter], amount) for letter, amount in moves]
-    answer = " ".join(f"{letter}{-amount:+d}" for letter, amount in reversed(moves))
-    drawing = "\n".join("".join(line) for line in board)
-    question = (
-        f"Rush Hour on a {SIZE}x{SIZE} parking lot ('.' is empty; each letter is one car, two or three cells "
-        f"long). The red car A sits in row {EXIT_ROW + 1}, and the exit is at the right end of that row.\n\n"
-        f"{drawing}\n\n"
-        "A car slides any number of free cells along its own direction (horizontal cars left/right, vertical "
-        "cars up/down), never through another car or off the lot. Write a slide as the car's letter, + or -, "
-        "and the number of cells: + is right (horizontal) or down (vertical), - is left or up; e.g. B+2, C-1. "
-        f"Give slides that bring car A to the right edge of row {EXIT_ROW + 1}, using at most {budget} "
-        "slides; any such sequence is accepted. Answer with the slides in order, separated by spaces."
-    )
-    return Problem(question, answer, {"cars": {k: list(v) for k, v in cars.items()}, "budget": budget})
+    named = {rename[letter]: car for letter, car in cars.items()}
+    cars = {letter: named[letter] for letter in sorted(named)}
+    cells = list(_EMPTY_DRAWING)
+    for letter, (r, c, length, horizontal) in cars.items():
+        for i in _DRAWN_CELLS[r, c, length, horizontal]:
+            cells[i] = letter
+    tokens = _TOKENS
+    answer = " ".join([tokens[rename[letter], amount] for letter, amount in reversed(moves)])
+    question = f"{_QUESTION_HEAD}{''.join(cells)}{_QUESTION_MIDDLE}{budget}{_QUESTION_TAIL}"
+    return Problem(question, answer, {"cars": cars, "budget": budget})
 
 
 def _parse(token: str) -> tuple[str, int] | None:
