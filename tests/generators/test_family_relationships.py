@@ -151,3 +151,35 @@ def test_answers_are_spread_and_forms_score() -> None:
         "mother-in-law" * 100_000,
     ):
         assert score(NAME, wrong, item) == 0.0, wrong[:40]
+
+
+def test_counts_and_one_kinds_pairs_equal_the_whole_table() -> None:
+    """generate draws the kind from ``kind_counts`` and the pair from ``pairs_of``: the same
+    kinds, lengths and ordered pairs as ``pairs_by_kind`` (every kind, every level)."""
+    for level in range(6):
+        config = fr.FAMILY.config_for_level(level)
+        for seed in range(80):
+            people = fr._family(config, random.Random(seed))
+            table = fr.pairs_by_kind(people)
+            assert fr.kind_counts(people) == {kind: len(pairs) for kind, pairs in table.items()}
+            for kind in fr._WORDS:
+                assert fr.pairs_of(people, kind) == table.get(kind, [])
+
+
+def test_generate_draws_as_from_the_whole_table() -> None:
+    """The question, answer and generator state equal drawing the kind and the pair from
+    ``pairs_by_kind``, as generate did before."""
+    for level in range(6):
+        config = fr.FAMILY.config_for_level(level)
+        for seed in range(60):
+            ours, theirs = random.Random(seed), random.Random(seed)
+            problem = fr.generate(config, ours)
+            people = fr._family(config, theirs)
+            table = fr.pairs_by_kind(people)
+            kind = theirs.choice(sorted(table))
+            a, b = theirs.choice(table[kind])
+            assert problem.answer == fr._WORDS[kind][0 if a.male else 1]
+            assert problem.extra == {"relation": kind}
+            assert problem.question.startswith(fr._describe(people, theirs))
+            assert f"What is {a.name} to {b.name}?" in problem.question
+            assert ours.getstate() == theirs.getstate()
