@@ -27,6 +27,11 @@ MAX_NAME = 36
 Data = dict[str, Any]
 
 
+def _spelled(name: str) -> str:
+    """A snake_case name as the words it spells ("account_entry" -> "account entry")."""
+    return name.replace("_", " ")
+
+
 def entity_data(data: Data, name: str) -> Data:
     for e in data["entities"]:
         if e["name"] == name:
@@ -115,7 +120,7 @@ def _lookup(entity: str, field: str) -> Extension:
         fields.append({"name": "is_active", "type": "boolean"})
         lookup = {
             "name": name,
-            "description": f"The allowed values of a {entity.replace('_', ' ')}'s {field.replace('_', ' ')}.",
+            "description": f"The allowed values of {with_article(_spelled(entity))}'s {_spelled(field)}.",
             "label": "name",
             "rows": len(values),
             "fixed_rows": True,
@@ -330,7 +335,7 @@ def _profile(parent: str, moved: list[str]) -> Extension:
         p["fields"] = [f for f in p["fields"] if f["name"] not in moved]
         entity = {
             "name": name,
-            "description": f"Further details of a {parent.replace('_', ' ')}, one row per {parent.replace('_', ' ')}.",
+            "description": f"Further details of {with_article(_spelled(parent))}, one row per {_spelled(parent)}.",
             "label": f"{parent}_id",
             "rows": max(1, int(p.get("rows", 40) * rng.uniform(0.6, 0.95))),
             "fields": [
@@ -374,7 +379,7 @@ def _tags(parent: str) -> Extension:
         data["entities"].append(
             {
                 "name": link,
-                "description": f"A tag put on a {parent.replace('_', ' ')}.",
+                "description": f"A tag put on {with_article(parent.replace('_', ' '))}.",
                 "label": "link_code",
                 "rows": max(3, min(1000, int(p.get("rows", 40) * rng.uniform(1.0, 2.5)))),
                 "unique_together": [[f"{parent}_id", "tag_id"]],
