@@ -40,6 +40,17 @@ def offending(instruction: str, schema: Schema) -> list[str]:
     return found
 
 
+def _strings(value: object) -> list[str]:
+    """Every string inside a JSON value (descriptions, summaries, labels)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
 def _scan(seeds: range | list[int], root: Path, tasks_per_family: int) -> tuple[int, list[tuple[str, list[str]]]]:
     total, bad = 0, []
     for seed in seeds:
@@ -47,6 +58,11 @@ def _scan(seeds: range | list[int], root: Path, tasks_per_family: int) -> tuple[
         summary = generate(inputs, root / "out", root / f"work-{seed}")
         bundle = Path(summary["path"])
         schema = Schema.model_validate_json((bundle / "schema.json").read_text())
+        for name in ("tools.json", "schema.json"):  # what the agent reads of the tools, too
+            texts = _strings(json.loads((bundle / name).read_text()))
+            slips = [v.detail for t in texts for v in wording_violations(t) if v.rule == "article"]
+            if slips:
+                bad.append((name, slips))
         for line in (bundle / "tasks.jsonl").read_text().splitlines():
             instruction = json.loads(line)["instruction"]
             total += 1
