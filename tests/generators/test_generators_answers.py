@@ -142,11 +142,19 @@ def test_score_answer_is_total_and_linear(unit: str) -> None:
     """8x the input may cost about 8x the time; a quadratic scorer would cost 64x.
 
     A ratio of two timings taken back to back (best of three each), with a floor, so a
-    loaded machine slows both sides alike; absolute speed is the benchmark's business.
+    loaded machine slows both sides alike; absolute speed is the benchmark's business. A
+    burst of load can still fall on the larger side alone (a 3.13 run under load measured
+    69x once, 8x alone), so the pair is measured up to three times: a quadratic scorer
+    misses the bound every time, a burst does not last.
     """
-    small = _best_of_three(unit * 12_500)
-    large = _best_of_three(unit * 100_000)
-    assert large <= 30 * small + 0.05, f"{unit!r}: {small:.4f}s -> {large:.4f}s for 8x the input"
+    seen = []
+    for _ in range(3):
+        small = _best_of_three(unit * 12_500)
+        large = _best_of_three(unit * 100_000)
+        if large <= 30 * small + 0.05:
+            return
+        seen.append(f"{small:.4f}s -> {large:.4f}s")
+    raise AssertionError(f"{unit!r}: 8x the input cost {'; '.join(seen)}")
 
 
 def test_a_missing_gold_raises_rather_than_scoring_zero() -> None:
