@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import tempfile
 from pathlib import Path
@@ -20,6 +21,20 @@ import pytest
 from pipeline.jobs.steps import Inputs, generate
 
 TEST_DOMAINS = ("online_store", "clinic_appointments", "library_loans")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_implicit_event_loop() -> None:
+    """The main thread starts with no current event loop, as ``asyncio.run`` leaves it.
+
+    ``litellm.completion`` (pipeline/llm/client.py) times each call through litellm's
+    ``ServiceLogging._sync_dispatch_loop``, which calls ``asyncio.get_event_loop()``: in a main thread
+    where nothing has set a loop yet, that creates one, makes it current and never closes it. The
+    next ``asyncio.run`` replaced it and the loop, with its AF_UNIX self-pipe, was collected unclosed
+    during whatever test ran then. With the loop unset, ``get_event_loop()`` raises and litellm
+    runs its hook in ``asyncio.run``, which closes its loop.
+    """
+    asyncio.set_event_loop(None)
 
 
 @pytest.fixture(scope="session")
