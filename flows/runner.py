@@ -103,13 +103,13 @@ class Handler(BaseHTTPRequestHandler):
 class RunnerServer(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, info_token: str) -> None:
+    def __init__(self, token: str) -> None:
         super().__init__(("127.0.0.1", 0), Handler)
         self.lock = threading.Lock()
         self.info = prefect_runner.RunnerInfo(
             pid=os.getpid(),
             port=int(self.server_address[1]),
-            token=info_token,
+            token=token,
             fingerprint=prefect_runner.fingerprint(),
             api_url=os.environ["PREFECT_API_URL"],
         )

@@ -12,13 +12,17 @@ import json
 import pkgutil
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from pipeline.cli import llm as llm_options
 from pipeline.cli.common import MAX_ROWS, MIN_ROWS, emit_json, err, fail, out, plain, progress_display, quiet_prefect
 from pipeline.cli.startup import Group, use_startup_classes
+
+if TYPE_CHECKING:  # for annotations only: the command line imports its steps when a command runs
+    from pipeline.jobs.recipe import Reporter
+    from pipeline.jobs.steps import Inputs
 
 app = typer.Typer(
     cls=Group, add_completion=False, no_args_is_help=True, help="Generate, check and serve RL environments."
@@ -145,7 +149,7 @@ def generate(
     _print_summary(result)
 
 
-def _through_prefect(inputs: Any, out_dir: Path, report: Any) -> dict[str, Any]:
+def _through_prefect(inputs: Inputs, out_dir: Path, report: Reporter) -> dict[str, Any]:
     """The generate_environment flow: in the warm runner of ``synthenv prefect start`` when it runs
     this code (no Prefect import here), else in this process."""
     from pipeline.jobs import prefect_runner

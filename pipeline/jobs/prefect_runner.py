@@ -25,7 +25,6 @@ import http.client
 import json
 import os
 import secrets
-import signal
 import subprocess
 import sys
 import time
@@ -35,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline import progress
-from pipeline.jobs.prefect_server import alive, prefect_home
+from pipeline.jobs.prefect_server import alive, prefect_home, terminate
 
 STATE_FILE = "synthenv-runner.json"
 TOKEN_HEADER = "X-Synthenv-Runner-Token"
@@ -185,9 +184,10 @@ def start(api_url: str, wait: float = 120.0) -> RunnerInfo:
         if info is not None and info.pid == proc.pid and healthy(info):
             return info
         time.sleep(0.2)
-    stop()
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(proc.pid, signal.SIGKILL)
+    terminate(proc.pid, _STARTED.pop(proc.pid, None), 10.0)
+    current = recorded()
+    if current is None or current.pid == proc.pid:
+        state_path().unlink(missing_ok=True)
     raise RuntimeError(f"the flow runner did not answer within {wait:g} s; see {log}")
 
 
@@ -200,22 +200,7 @@ def stop(wait: float = 30.0) -> RunnerInfo | None:
     info = recorded()
     if info is None:
         return None
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(info.pid, signal.SIGTERM)
-    started = _STARTED.pop(info.pid, None)
-    deadline = time.monotonic() + wait
-    while alive(info.pid) and time.monotonic() < deadline:
-        if started is not None and started.poll() is not None:
-            break
-        with contextlib.suppress(ChildProcessError):
-            os.waitpid(info.pid, os.WNOHANG)
-        time.sleep(0.1)
-    if alive(info.pid) and (started is None or started.poll() is None):
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(info.pid, signal.SIGKILL)
-        if started is not None:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                started.wait(timeout=wait)
+    terminate(info.pid, _STARTED.pop(info.pid, None), wait)
     state_path().unlink(missing_ok=True)
     return info
 

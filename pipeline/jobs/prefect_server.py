@@ -136,22 +136,28 @@ def stop(wait: float = 30.0) -> ServerInfo | None:
     info = recorded()
     if info is None:
         return None
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(info.pid, signal.SIGTERM)
-    deadline = time.monotonic() + wait
-    while alive(info.pid) and time.monotonic() < deadline:
-        _reap(info.pid)
-        time.sleep(0.2)
-    if alive(info.pid):
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(info.pid, signal.SIGKILL)
-    started = _STARTED.pop(info.pid, None)
-    if started is not None:  # a server this process started: its handle learns the exit status
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            started.wait(timeout=wait)
-        _reap(info.pid)
+    terminate(info.pid, _STARTED.pop(info.pid, None), wait)
     state_path().unlink(missing_ok=True)
     return info
+
+
+def terminate(pid: int, started: subprocess.Popen[bytes] | None, wait: float) -> None:
+    """End the process group ``pid`` leads: SIGTERM, then SIGKILL if it is still there after ``wait``
+    seconds. ``started``: its handle when this process started it, so it learns the exit status and
+    leaves no zombie. The warm server and the warm flow runner both end this way."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pid, signal.SIGTERM)
+    deadline = time.monotonic() + wait
+    while alive(pid) and time.monotonic() < deadline:
+        _reap(pid)
+        time.sleep(0.2)
+    if alive(pid):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pid, signal.SIGKILL)
+    if started is not None:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            started.wait(timeout=wait)
+        _reap(pid)
 
 
 def _reap(pid: int) -> None:

@@ -41,7 +41,7 @@ from pipeline.policy.fees import (
     waiver_rule,
 )
 from pipeline.policy.model import STAFF_KINDS, Policy, Rule, RuleKind, days_between, in_period
-from pipeline.policy.model import with_article as _a
+from pipeline.world.naming import with_article as _a
 from pipeline.world.schema import Column, Operation, Schema, Table
 from pipeline.world.sqlnames import quote_ident as _q
 

@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from pipeline.policy.model import Rule, days_between, is_late, waives, with_article
-from pipeline.world.naming import UNITS, words
+from pipeline.policy.model import Rule, days_between, is_late, waives
+from pipeline.world.naming import UNITS, with_article, words
 from pipeline.world.schema import Column, Operation, Schema, Table
 from pipeline.world.sqlnames import quote_ident as _q
 

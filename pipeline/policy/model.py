@@ -15,8 +15,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pipeline.world.naming import with_article as with_article
-
 RuleKind = Literal[
     "lifecycle", "check", "threshold", "window", "related", "history", "priority", "fee", "late", "waiver", "cap"
 ]

@@ -78,6 +78,8 @@ _JOINED = re.compile(r"\b(?:and|or|than)\b|\bof\s+(?:the|an?)\b")
 _SNAKE = re.compile(r"(?<![\w@.-])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+(?![\w@-]|\.\w)")
 _SQL = re.compile(r"\b(?:SELECT|WHERE|JOIN|GROUP BY|ORDER BY|IS NULL|NOT NULL|NULL|null)\b|(?<![<>=!])(?:>=|<=|!=|==)")
 _RAW_ID = re.compile(r"\b(?:ids?|IDs?)\b(?:\s+(?:is|of|=))?\s+#?\d+\b")
+_A_WORD = re.compile(r"(?<![\w'-])a ([a-z][\w-]*)")
+"""A lowercase article "a" and the word after it (capitalised words are names, codes or acronyms)."""
 _CAMEL = re.compile(r"[a-z][A-Z]")
 
 
@@ -125,10 +127,6 @@ def wording_violations(request: str, schema: Schema | None = None) -> list[Viola
     out += [Violation("raw_id", m.group(0)) for m in _RAW_ID.finditer(plain)]
     out += [Violation("article", m.group(0)) for m in _A_WORD.finditer(plain) if with_article(m.group(1))[:3] == "an "]
     return out
-
-
-_A_WORD = re.compile(r"(?<![\w'-])a ([a-z][\w-]*)")
-"""A lowercase article "a" and the word after it (capitalised words are names, codes or acronyms)."""
 
 
 # -- state rules: filters --------------------------------------------------------------------------

@@ -379,7 +379,7 @@ def _tags(parent: str) -> Extension:
         data["entities"].append(
             {
                 "name": link,
-                "description": f"A tag put on {with_article(parent.replace('_', ' '))}.",
+                "description": f"A tag put on {with_article(_spelled(parent))}.",
                 "label": "link_code",
                 "rows": max(3, min(1000, int(p.get("rows", 40) * rng.uniform(1.0, 2.5)))),
                 "unique_together": [[f"{parent}_id", "tag_id"]],
