@@ -50,7 +50,7 @@ def _sample(bundles: list[Path], per_level: dict[int, int], prefer: str | None, 
         rng.shuffle(pool)
         # spread over worlds, the preferred knob first
         pool.sort(
-            key=lambda bt: (prefer is not None and prefer not in bt[1]["knobs"], sum(p[0] == bt[0] for p in picked))
+            key=lambda bt: (prefer is not None and not bt[1]["knobs"].get(prefer), sum(p[0] == bt[0] for p in picked))
         )
         picked.extend(pool[:n])
 

@@ -2,7 +2,8 @@
 
 Generates each bundle (no Prefect), then per level: reference calls (mean/max), record types,
 policy rules relied on, computed values, candidates and partial-compliance share (and, for the
-judged families, how often the policy's cap on one request's refunds holds a record back); then
+judged families, how often the policy's cap on one request's refunds holds a record back and how often a
+history rule refuses a record only because of the request's own earlier writes); then
 plays the reference and the three scripted policies without judgment (literal, first_candidate,
 no_computation) and reports their pass rate per level beside it. The policy itself is measured
 too: rules per kind, and its size in bytes. Level 5 is the judgment-only top (``case``, ``sweep``,
@@ -100,6 +101,7 @@ def main() -> None:
                     fam["capped"].append(float(bool(t["knobs"].get("capped"))))
                     fam["waived"].append(float(bool(t["knobs"].get("waived"))))
                     fam["claim"].append(float(t["knobs"].get("claim") is not None))
+                    fam["today"].append(float(bool(t["knobs"].get("history_today"))))
                 if t["level"] == 5:
                     top.append((manifest["name"], t, manifest.get("policy", "")))
             family = {t["id"]: t["family"] for t in tasks}
@@ -145,15 +147,15 @@ def main() -> None:
         print(f"\n## The {name} family (judged against the policy)\n")
         print(
             f"| level | tasks | records | reference calls | policy rules relied on | candidates | cap holds back % "
-            f"| waiver spares % | claim % | {heads} |"
+            f"| waiver spares % | own writes refuse % | claim % | {heads} |"
         )
-        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|" + "---:|" * len(POLICIES))
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|" + "---:|" * len(POLICIES))
         for lvl in sorted(judged[name]):
             d = judged[name][lvl]
             cells = [_pct(family_passes[name, p][lvl]) for p in POLICIES]
             print(
                 f"| {lvl} | {len(d['records'])} | {_mean(d['records'])} | {_mean(d['calls'])} | {_mean(d['rules'])} | "
-                f"{_mean(d['candidates'])} | {_pct(d['capped'])} | {_pct(d['waived'])} | "
+                f"{_mean(d['candidates'])} | {_pct(d['capped'])} | {_pct(d['waived'])} | {_pct(d['today'])} | "
                 f"{_pct(d['claim'])} | " + " | ".join(cells) + " |"
             )
     print("\n## Level-5 requests verbatim (up to 10), with the policy lines each relies on\n")

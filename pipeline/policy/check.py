@@ -4,7 +4,9 @@
 A staff rule restricts an outcome (a record reaching a status), whatever the path: the
 operation named in the rule, or an update that sets the status directly. A write breaks the
 rule when the record it moves blocks it in the initial state (the amounts and times a staff
-rule reads are not what the operation changes).
+rule reads are not what the operation changes), a ``history`` rule also counting the owner's
+records the same request set to its goal before it (``Earlier``): the writes of one request are
+read in their order.
 """
 
 from __future__ import annotations
@@ -34,24 +36,45 @@ def _children(conn: sqlite3.Connection, rule: Rule, row: dict[str, Any]) -> list
     return [dict(zip(names, r)) for r in cur.fetchall()]
 
 
-def blocking_rule(policy: Policy, conn: sqlite3.Connection, table: str, goal: str, row_id: Any) -> Rule | None:
-    """The staff rule that forbids record ``row_id`` of ``table`` reaching ``goal``, or None."""
+Earlier = dict[tuple[str, Any], int]
+"""(history rule id, owner) -> how many of the owner's records the request has set to the rule's goal
+so far: what the state read before the request does not show, and the rule counts."""
+
+
+def blocking_rule(
+    policy: Policy, conn: sqlite3.Connection, table: str, goal: str, row_id: Any, earlier: Earlier | None = None
+) -> Rule | None:
+    """The staff rule that forbids record ``row_id`` of ``table`` reaching ``goal`` (after the request's
+    ``earlier`` writes), or None."""
     rules = policy.goal_rules(table, goal)
     if not rules:
         return None
     row = row_of(conn, table, row_id)
     if row is None:
         return None
-    return first_blocking(rules, conn, row, policy.clock)
+    return first_blocking(rules, conn, row, policy.clock, earlier)
 
 
-def first_blocking(rules: Iterable[Rule], conn: sqlite3.Connection, row: dict[str, Any], clock: str) -> Rule | None:
+def first_blocking(
+    rules: Iterable[Rule], conn: sqlite3.Connection, row: dict[str, Any], clock: str, earlier: Earlier | None = None
+) -> Rule | None:
     """The first of the staff ``rules`` that forbids its operation on ``row`` (its related records read
-    from ``conn`` where a rule needs them), or None."""
+    from ``conn`` where a rule needs them; a history rule's count includes the request's ``earlier``
+    writes), or None."""
     for rule in rules:
-        if blocks(rule, row, clock, _children(conn, rule, row)):
+        before = 0 if earlier is None or rule.kind != "history" else earlier.get((rule.id, row.get(str(rule.via))), 0)
+        if blocks(rule, row, clock, _children(conn, rule, row), before):
             return rule
     return None
+
+
+def count_write(policy: Policy, table: str, goal: str, row: dict[str, Any], earlier: Earlier) -> None:
+    """Note in ``earlier`` that the request set ``row`` of ``table`` to ``goal``: a history rule over that
+    goal counts it against the owner's next record."""
+    for rule in policy.goal_rules(table, goal):
+        if rule.kind == "history" and rule.via is not None and row.get(rule.via) is not None:
+            key = (rule.id, row[rule.via])
+            earlier[key] = earlier.get(key, 0) + 1
 
 
 def forbidden_statuses(
@@ -107,6 +130,10 @@ def _past_cap(
 def _breaking_record(
     policy: Policy, specs: dict[str, ToolSpec], conn: sqlite3.Connection, calls: list[ToolCall]
 ) -> tuple[ToolCall, Rule] | None:
+    """The first status write a staff rule forbids, the calls read in order: a history rule counts the
+    owner's records the earlier calls set to its goal (each record once)."""
+    earlier: Earlier = {}
+    done: set[tuple[str, Any, str]] = set()
     for call in calls:
         spec = specs.get(call.tool)
         if spec is None or spec.mode != "write":
@@ -114,7 +141,14 @@ def _breaking_record(
         goal = goal_of(spec, dict(call.arguments))
         if goal is None or "id" not in call.arguments:
             continue
-        rule = blocking_rule(policy, conn, str(spec.table), goal, call.arguments["id"])
+        table, row_id = str(spec.table), call.arguments["id"]
+        if (table, row_id, goal) in done:
+            continue  # already there: a repeated write is not a second one for the count
+        rule = blocking_rule(policy, conn, table, goal, row_id, earlier)
         if rule is not None:
             return call, rule
+        row = row_of(conn, table, row_id)
+        if row is not None:
+            done.add((table, row_id, goal))
+            count_write(policy, table, goal, row, earlier)
     return None

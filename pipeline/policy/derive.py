@@ -7,8 +7,9 @@ rules are new: for every operation, at most one of
 * ``threshold``: not for a record whose amount is over a limit (a manager decides those);
 * ``window``: only within some days of one of the record's times, counted to the world's clock;
 * ``related``: not for a record that has a related record with some value (a gift-card payment);
-* ``history``: not for an owner who already had records set to that status in some days before
-  today (a customer who cancelled an order last week), read on the owner's other records;
+* ``history``: not for an owner who already had records set to that status in some days up to
+  today (a customer who cancelled an order last week), read on the owner's other records, the ones
+  the same request set earlier counted (records of one request interact: from the most recent down);
 
 chosen by a stable seed among the kinds the table supports, with its limit read off the
 state so that some records the operation's lifecycle allows are blocked and most are not
@@ -256,10 +257,12 @@ def _staff_rule(
         owner = schema.table(str(table.column(found["via"]).references)).noun
         label = time_words(table.column(found["column"]))
         many = _a(noun) if found["count"] == 1 else f"two or more {table.plural}"
+        when = recency_column(schema, table)
+        order = "" if when is None else f", and a request for several goes from the most recent {time_words(when)} down"
         text = (
             f"Staff do not set {_a(noun)} to {goal} ({op.name} or otherwise) for {_a(owner)} who already had "
-            f"{many} set to {goal} in the {int(found['limit'])} days before today (by its {label}; today not "
-            "counted): a manager decides those."
+            f"{many} set to {goal} in the {int(found['limit'])} days up to today (by its {label}), today "
+            f"included: one set to {goal} earlier in the same request counts{order}. A manager decides those."
         )
     else:
         child = schema.table(found["child"])

@@ -117,10 +117,13 @@ def days_between(earlier: str, later: str) -> int:
     return (b - a).days
 
 
-def blocks(rule: Rule, row: dict[str, Any], clock: str, children: list[dict[str, Any]] | None = None) -> bool:
+def blocks(
+    rule: Rule, row: dict[str, Any], clock: str, children: list[dict[str, Any]] | None = None, earlier: int = 0
+) -> bool:
     """Whether a staff rule forbids its operation on ``row`` (``children``: the rows of
     ``rule.child`` that reference it, for a ``related`` rule; the owner's records of the same table,
-    for a ``history`` rule)."""
+    for a ``history`` rule, with ``earlier``: how many of them the same request has already set to
+    the rule's goal, which the state read before it does not show)."""
     if rule.kind == "threshold":
         value = row.get(str(rule.column))
         return value is not None and float(value) > float(rule.limit or 0)
@@ -130,23 +133,24 @@ def blocks(rule: Rule, row: dict[str, Any], clock: str, children: list[dict[str,
     if rule.kind == "related":
         return any(str(c.get(str(rule.column))) == rule.value for c in children or [])
     if rule.kind == "history":
-        return recent(rule, children or [], clock) >= int(rule.count or 1)
+        return recent(rule, children or [], clock) + earlier >= int(rule.count or 1)
     return False
 
 
 def recent(rule: Rule, records: list[dict[str, Any]], clock: str) -> int:
     """How many of ``records`` a ``history`` rule counts: set to its goal (their stamp ``rule.column``
-    written) within its days before today, today itself not counted (what the agent does today never
-    changes what the rule says of the next record)."""
+    written) within its days up to today, today's included. A record the same request set to the goal
+    counts for the next one (``blocks``' ``earlier``): records of one request interact, so a person
+    asking for several is told no for the ones past the rule's count, taken from the most recent down."""
     stamps = [r.get(str(rule.column)) for r in records]
     return sum(s is not None and in_period(days_between(str(s), clock), float(rule.limit or 0)) for s in stamps)
 
 
 def in_period(age: int, days: float) -> bool:
-    """Whether a time ``age`` calendar days before today falls in "the ``days`` days before today":
-    today itself is not in it. One reading for the derivation that sets a history rule's period and
-    for the rule's check."""
-    return 1 <= age <= days
+    """Whether a time ``age`` calendar days before today falls in "the ``days`` days up to today":
+    today is in it (a later time is not). One reading for the derivation that sets a history rule's
+    period and for the rule's check."""
+    return 0 <= age <= days
 
 
 def is_late(rule: Rule, row: dict[str, Any], clock: str) -> bool:

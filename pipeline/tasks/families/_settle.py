@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from pipeline.policy.check import blocking_rule
 from pipeline.policy.fees import Source, amount_source, late_percent, measure_column, refund
 from pipeline.policy.model import Rule, waives
 from pipeline.runtime.task import ToolCall
@@ -150,6 +151,9 @@ class Tally:
     what they come to: something was paid on them)."""
     history: list[Any] = field(default_factory=list)
     """Records a ``history`` staff rule refuses (the owner's earlier ones were set to the goal lately)."""
+    today: list[Any] = field(default_factory=list)
+    """Of those, the ones the rule refuses only because of records the same request set earlier (the
+    state read before the request would let them through)."""
     unwaived: Decimal = Decimal(0)
     """What the records that go through come to with the fee kept on every one (the waiver missed)."""
     late: list[Any] = field(default_factory=list)
@@ -230,19 +234,25 @@ def settle(
             tally.refused.append(one)
             if rule is not None and rule.kind == "history":
                 tally.history.append(row["id"])
+                if blocking_rule(ctx.policy, ctx.conn, op.table, str(op.to), row["id"]) is None:
+                    tally.today.append(row["id"])  # only the request's own earlier writes refuse it
     if believe:
         return tally  # what believing gives, whatever its shape
     if (summed < 2 and ctx.policy.fee(op.name) is None) or tally.total in singles or tally.total == 0:
         raise Skip("total_not_computed")  # one amount copied would be right
     if tally.capped and cap is not None and not _ranked(rows, decisions, str(cap.column)):
         raise Skip("cap_order_tied")  # "from the most recent down" has two readings
+    if tally.capped and tally.today:
+        # Decisions count every allowed record as done; one the cap holds back is not, so a later
+        # record of its owner would be judged on a count one too high.
+        raise Skip("cap_meets_history_today")
     return tally
 
 
 def waiver_knobs(tally: Tally, expected: dict[str, Any]) -> dict[str, Any]:
     """The records the policy's waiver gives back in full, the answer of someone who kept the fee on
     every record (the waiver missed) where that differs, and the records a history rule refuses."""
-    knobs: dict[str, Any] = {"waived": tally.waived, "history_refused": tally.history}
+    knobs: dict[str, Any] = {"waived": tally.waived, "history_refused": tally.history, "history_today": tally.today}
     if tally.waived:
         knobs["unwaived_answer"] = json.dumps({**expected, "total": float(round(tally.unwaived, 2))})
     if tally.late:

@@ -59,6 +59,7 @@ from pipeline.tasks.families.request import (
     _unreachable,
     agrees,
     base_rules,
+    decide_in_order,
     extra_wish,
     judge,
     latest,
@@ -340,8 +341,7 @@ def _first_answer(ctx: Context, found: Subject, source: Source) -> dict[str, Any
     """The answer of someone who took the person's first records as listed (by id), not their latest."""
     first = sorted(found.mine, key=lambda r: r["id"])[: len(found.chosen)]
     total, refused = Decimal(0), []
-    for row in first:
-        kind, rule = _decide(ctx, found.op, found.table, row)
+    for row, (kind, rule) in zip(first, decide_in_order(ctx, found.op, found.table, first), strict=True):
         if kind == "allowed":
             free = waived(ctx, found.op, row)[0]
             total += comes_to(ctx, found.op, paid_on(ctx, source, row, strict=False)[0], free, row)

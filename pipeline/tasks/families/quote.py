@@ -28,10 +28,10 @@ from pipeline.tasks.families.request import (
     CUSTOMER_VERBS,
     Subject,
     _action,
-    _decide,
     _identify,
     _unreachable,
     base_rules,
+    decide_in_order,
     judge,
     search,
 )
@@ -95,7 +95,12 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
     # What taking the person's first records as listed (by id) instead of their latest would answer.
     mine_by_id = sorted(found.mine, key=lambda r: r["id"])[: len(chosen)]
     first = sum(
-        (Decimal(str(r[amount.name])) for r in mine_by_id if _decide(ctx, op, table, r)[0] == "allowed"), Decimal(0)
+        (
+            Decimal(str(r[amount.name]))
+            for r, (kind, _) in zip(mine_by_id, decide_in_order(ctx, op, table, mine_by_id), strict=True)
+            if kind == "allowed"
+        ),
+        Decimal(0),
     )
     if level > 0 and first == total:
         raise Skip("first_records_same_total")  # taking the first records listed would answer right

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
-from pipeline.policy.check import blocking_rule
+from pipeline.policy.check import Earlier, blocking_rule, count_write
 from pipeline.policy.derive import ownership, priority_column
 from pipeline.policy.model import Rule
 from pipeline.runtime.task import ToolCall
@@ -196,12 +196,31 @@ def _identify(ctx: Context, rng: random.Random, person: Table, row: dict[str, An
     raise Skip("person_not_unique")
 
 
-def _decide(ctx: Context, op: TransitionTool, table: Table, row: dict[str, Any]) -> tuple[str, Rule | None]:
-    """'allowed', 'status' (the tools refuse it) or 'policy' (a staff rule forbids it) for ``op`` on ``row``."""
+def _decide(
+    ctx: Context, op: TransitionTool, table: Table, row: dict[str, Any], earlier: Earlier | None = None
+) -> tuple[str, Rule | None]:
+    """'allowed', 'status' (the tools refuse it) or 'policy' (a staff rule forbids it) for ``op`` on ``row``
+    (after the request's ``earlier`` writes, which a history rule counts)."""
     if row[str(op.status_column)] not in op.allowed_from:
         return "status", None
-    rule = blocking_rule(ctx.policy, ctx.conn, table.name, str(op.to), row["id"])
+    rule = blocking_rule(ctx.policy, ctx.conn, table.name, str(op.to), row["id"], earlier)
     return ("policy", rule) if rule is not None else ("allowed", None)
+
+
+def decide_in_order(
+    ctx: Context, op: TransitionTool, table: Table, rows: list[dict[str, Any]]
+) -> list[tuple[str, Rule | None]]:
+    """Each record's decision in the order ``rows`` come (the most recent first), every one allowed
+    taken as done: a history rule counts the owner's records set earlier in the same request, so the
+    third cancellation of a person allowed two may be refused because of the first two."""
+    earlier: Earlier = {}
+    out = []
+    for row in rows:
+        kind, rule = _decide(ctx, op, table, row, earlier)
+        if kind == "allowed":
+            count_write(ctx.policy, table.name, str(op.to), row, earlier)
+        out.append((kind, rule))
+    return out
 
 
 def _fits(
@@ -271,15 +290,15 @@ def _checks(ctx: Context, op: TransitionTool, row: dict[str, Any], only: Rule | 
 
 
 def _recent_calls(ctx: Context, rule: Rule, owner: Any) -> list[ToolCall]:
-    """The reads a history rule needs: every record set to its goal within its days before today
-    (today not counted), all pages, the same for every record of a request (read once): which owners
+    """The reads a history rule needs: every record set to its goal within its days up to today
+    (today included), all pages, the same for every record of a request (read once): which owners
     had some, and how many, show there. Where the tools cannot filter by that time, the owner's own
     records instead (one read per owner)."""
     table = ctx.schema.table(rule.table)
     if str(rule.column) not in ctx.filterable(table):
         return ctx.fetch_all(table, {str(rule.via): owner})[1]
     today = date.fromisoformat(ctx.policy.clock[:10])
-    first, last = today - timedelta(days=int(rule.limit or 0)), today - timedelta(days=1)
+    first, last = today - timedelta(days=int(rule.limit or 0)), today
     column = table.column(str(rule.column))
     args = merge([Filter(column, "from", first.isoformat()), Filter(column, "to", last.isoformat())])
     return ctx.fetch_all(table, args)[1]
@@ -348,7 +367,7 @@ def search(
             for op in ops:
                 if taken is not None and (table.name, owner, op.name) in taken:
                     continue
-                decisions = [_decide(ctx, op, table, r) for r in chosen]
+                decisions = decide_in_order(ctx, op, table, chosen)
                 if accept(op, table, chosen, [d[0] for d in decisions]):
                     if taken is not None:
                         taken.add((table.name, owner, op.name))

@@ -54,7 +54,7 @@ from pipeline.runtime.verify import AnswerCheck
 from pipeline.tasks.context import Context
 from pipeline.tasks.families._common import op_phrase, operations
 from pipeline.tasks.families._settle import amounts, paid_on, settle, waiver_knobs
-from pipeline.tasks.families.request import _decide, base_rules, latest
+from pipeline.tasks.families.request import base_rules, decide_in_order, latest
 from pipeline.tasks.filters import Filter, merge
 from pipeline.tasks.model import MAX_REFERENCE_CALLS, Candidate, Skip
 from pipeline.tasks.phrasing import sentence
@@ -202,7 +202,7 @@ def _judged(
     ctx: Context, spec: dict[str, Any], op: TransitionTool, table: Table, matched: list[dict[str, Any]]
 ) -> list[tuple[str, Any]] | None:
     """Each record's decision, when enough go through and enough a staff rule refuses."""
-    decisions = [_decide(ctx, op, table, r) for r in matched]
+    decisions = decide_in_order(ctx, op, table, matched)  # the most recent first: a history rule counts earlier ones
     kinds = [k for k, _ in decisions]
     if kinds.count("allowed") < spec["allowed"] or kinds.count("policy") < spec["policy"] or "status" in kinds:
         return None
