@@ -115,6 +115,9 @@ def setup(args: argparse.Namespace) -> None:
             "",
             "## Tools (call: POST /tools/NAME with header X-Session-Id and a JSON body of the arguments)",
             "",
+            "These routes take each filter as a top-level argument, named as each tool's parameters list it (the "
+            "system text's where object is how the trainer adapters fold the same filters).",
+            "",
             "```json",
             json.dumps(tools, indent=1),
             "```",

@@ -190,15 +190,19 @@ def _history(
     query = f"SELECT {_q(via)}, {_q(op.sets_time)} FROM {_q(table.name)} WHERE {_q(op.sets_time)} IS NOT NULL"
     for owner, stamp in conn.execute(query):
         stamped.setdefault(owner, []).append(days_between(str(stamp), clock))
-    best: tuple[float, dict[str, Any]] | None = None
-    for count in (1, 2):
+    # Two per period where that fits: then a request's own writes and the owner's earlier records
+    # both decide (one earlier cancellation leaves room for one more, none for two), so neither can
+    # be skipped; with one per period, any earlier record refuses everything.
+    for count in (2, 1):
+        best: tuple[float, dict[str, Any]] | None = None
         for days in HISTORY_DAYS:
             hit = [sum(in_period(a, days) for a in stamped.get(r[via], ())) >= count for r in rows]
             share = sum(hit) / len(rows)
             if _share_ok(share) and (best is None or abs(share - TARGET_SHARE) < abs(best[0] - TARGET_SHARE)):
                 best = (share, {"column": op.sets_time, "limit": float(days), "via": via, "count": count})
-    if best is not None:
-        yield best[1]
+        if best is not None:
+            yield best[1]
+            return
 
 
 def _options(
@@ -254,15 +258,18 @@ def _staff_rule(
             f"{int(found['limit'])} days before today (calendar days)."
         )
     elif kind == "history":
-        owner = schema.table(str(table.column(found["via"]).references)).noun
+        holder = schema.table(str(table.column(found["via"]).references))
+        owner = holder.noun
+        # A person "who", a workspace or a company "that".
+        who = "who" if holder.column(holder.label).semantic == "person_name" else "that"
         label = time_words(table.column(found["column"]))
         many = _a(noun) if found["count"] == 1 else f"two or more {table.plural}"
         when = recency_column(schema, table)
         order = "" if when is None else f", and a request for several goes from the most recent {time_words(when)} down"
         text = (
-            f"Staff do not set {_a(noun)} to {goal} ({op.name} or otherwise) for {_a(owner)} who already had "
-            f"{many} set to {goal} in the {int(found['limit'])} days up to today (by its {label}), today "
-            f"included: one set to {goal} earlier in the same request counts{order}. A manager decides those."
+            f"Staff do not set {_a(noun)} to {goal} ({op.name} or otherwise) for {_a(owner)} {who} already had "
+            f"{many} set to {goal} in the {int(found['limit'])} days before today or today itself (by its "
+            f"{label}): one set to {goal} earlier in the same request counts{order}. A manager decides those."
         )
     else:
         child = schema.table(found["child"])

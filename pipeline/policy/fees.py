@@ -365,9 +365,9 @@ def cap_rule(schema: Schema, fee: Rule, refunds: list[Decimal], when: Column, ti
     goal = str(fee.goal).replace("_", " ")
     text = (
         f"One request's refunds (what the customer gets back, after the fee) come to at most {limit:,.2f} in all: "
-        f"taking the {table.plural} it sets to {goal} ({fee.operation} or otherwise) from the most recent {time} "
-        f"down, {with_article(table.noun)} whose refund would take them past that is left for a manager (it stays "
-        "as it is), and the next one is looked at."
+        f"taking the {table.plural} it sets to {goal} ({fee.operation} or otherwise) that no other line forbids, "
+        f"from the most recent {time} down, {with_article(table.noun)} whose refund would take them past that is "
+        "left for a manager (it stays as it is), and the next one is looked at."
     )
     return Rule(
         id="",

@@ -65,6 +65,7 @@ from pipeline.tools.model import (
 )
 from pipeline.tools.operations import RELEASE_VALUES, STOCK_NAMES, operation_tools
 from pipeline.tools.stats import report_tables, statistics_tool
+from pipeline.world.naming import with_article
 from pipeline.world.schema import Schema, Table
 
 __all__ = [
@@ -203,7 +204,8 @@ def _update_tool(table: Table, schema: Schema) -> UpdateTool:
         note = f" Its {status.label} may only move along: {_moves(transitions)}" + (f" ({own})" if own else "") + "."
         finals = [v for v in status.values or () if not transitions.get(v)]
         if finals:
-            note += f" A {table.noun} that is {options(finals)} is final and cannot be changed."
+            a_noun = with_article(table.noun)
+            note += f" {a_noun[:1].upper()}{a_noun[1:]} that is {options(finals)} is final and cannot be changed."
     return UpdateTool(
         name=tool_name("update", table.noun),
         kind="update",

@@ -251,7 +251,8 @@ def settle(
 
 def waiver_knobs(tally: Tally, expected: dict[str, Any]) -> dict[str, Any]:
     """The records the policy's waiver gives back in full, the answer of someone who kept the fee on
-    every record (the waiver missed) where that differs, and the records a history rule refuses."""
+    every record (the waiver missed) where that differs, and the records a history rule refuses (all,
+    and the ones only the request's own earlier writes refuse)."""
     knobs: dict[str, Any] = {"waived": tally.waived, "history_refused": tally.history, "history_today": tally.today}
     if tally.waived:
         knobs["unwaived_answer"] = json.dumps({**expected, "total": float(round(tally.unwaived, 2))})
