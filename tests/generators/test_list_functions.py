@@ -69,8 +69,9 @@ def test_huge_answers_are_refused_fast() -> None:
 
 
 def test_pruned_second_steps_find_every_rule_the_reference_finds() -> None:
-    """fitting_outputs runs a second step only when its output's length and first value can
-    match: over examples made by every composed rule (negative values, empty lists and
+    """fitting_outputs runs a second step only when cheap necessary conditions hold (its
+    output's length, first and last value, and the target's order, parity, bounds and
+    repeats): over examples made by every composed rule (negative values, empty lists and
     repeats included), the answers equal the rule-by-rule reference's."""
     from generators.families.induction import list_functions
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import itertools
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from typing import ClassVar
@@ -130,7 +130,7 @@ _KINDS = {
 @cache
 def _second_steps(tiers: int) -> tuple[tuple[Callable[[Items], Items], int, int], ...]:
     """Per primitive, in order: the function, its kind (what its output's length and first
-    value can be, read by :func:`_possible_steps`) and its number ``k`` (0 when it has none)."""
+    value can be, read by :func:`_steps_into`) and its number ``k`` (0 when it has none)."""
     steps = []
     for name, f in _primitives(tiers):
         word, _, argument = name.partition(" ")
@@ -157,10 +157,11 @@ def _step_groups(tiers: int) -> dict[int, list[tuple[Step, int]]]:
 
 @dataclass
 class _Lookups:
-    """:func:`_step_groups` arranged for :func:`_possible_steps`: "add k" by k, each kind's
+    """:func:`_step_groups` arranged for :func:`_steps_into`: "add k" by k, each kind's
     functions as one list, and the take/drop steps per (input length, output length)."""
 
     groups: dict[int, list[tuple[Step, int]]]
+    steps: tuple[Step, ...]
     add: dict[int, list[Step]]
     mul: list[tuple[Step, int]]
     reverse: list[Step]
@@ -171,17 +172,17 @@ class _Lookups:
     odds: list[Step]
     above: list[tuple[Step, int]]
     unique: list[Step]
-    same_empty: list[Step]
-    filters: list[Step]
-    shaped: dict[tuple[int, int], list[Step]]
+    shaped: dict[tuple[int, int], list[tuple[Step, int]]]
 
-    def take_drop(self, length: int, size: int) -> list[Step]:
+    def take_drop(self, length: int, size: int) -> list[tuple[Step, int]]:
+        """The take/drop steps whose output has ``size`` values from ``length``, each with the
+        index of the input value its output starts with."""
         key = (length, size)
         found = self.shaped.get(key)
         if found is None:
             groups = self.groups
-            found = [f for f, k in groups[_TAKE] if min(k, length) == size]
-            found += [f for f, k in groups[_DROP] if max(length - k, 0) == size]
+            found = [(f, 0) for f, k in groups[_TAKE] if min(k, length) == size]
+            found += [(f, k) for f, k in groups[_DROP] if max(length - k, 0) == size]
             self.shaped[key] = found
         return found
 
@@ -196,9 +197,9 @@ def _lookups(tiers: int) -> _Lookups:
     def plain(kind: int) -> list[Step]:
         return [f for f, _ in groups[kind]]
 
-    same = (_ADD, _MUL, _REVERSE, _SORT, _SORT_DESC, _CUMSUM)
     return _Lookups(
         groups=groups,
+        steps=tuple(f for f, _, _ in _second_steps(tiers)),
         add=add,
         mul=list(groups[_MUL]),
         reverse=plain(_REVERSE),
@@ -209,97 +210,114 @@ def _lookups(tiers: int) -> _Lookups:
         odds=plain(_ODDS),
         above=list(groups[_ABOVE]),
         unique=plain(_UNIQUE),
-        same_empty=[f for kind in same for f, _ in groups[kind]],
-        filters=[f for kind in (_EVENS, _ODDS, _ABOVE, _UNIQUE) for f, _ in groups[kind]],
         shaped={},
     )
 
 
-def _possible_steps(steps: _Lookups, mid: Items, size: int, head: int) -> list[Step]:
-    """The second steps that could turn ``mid`` into a list of ``size`` values starting with
-    ``head``, judged by that length and first value only: a necessary condition, cheap next
-    to running every step (an "add k" is found by the one k it needs). The order of the
-    list is not meaningful (callers collect a set of outputs)."""
-    length = len(mid)
-    out = steps.take_drop(length, size).copy()
-    if length == size:  # the length-preserving kinds
-        if not size:
-            out += steps.same_empty
-        else:
-            first = mid[0]
-            adds = steps.add.get(head - first)
-            if adds:
-                out += adds
-            for f, k in steps.mul:
-                if first * k == head:
-                    out.append(f)
-            if steps.reverse and mid[-1] == head:
-                out += steps.reverse
-            if steps.sort and min(mid) == head:
-                out += steps.sort
-            if steps.sort_desc and max(mid) == head:
-                out += steps.sort_desc
+def _steps_into(lookups: _Lookups, mids: Iterable[Items], target: Items) -> list[tuple[Items, Step]]:
+    """Every (middle list, primitive) with ``primitive(middle) == target``.
+
+    A primitive is run on a middle list only when cheap necessary conditions hold, so most
+    pairs are ruled out without running anything: conditions on ``target`` alone first (a
+    filter's output is all even, all odd, above its bound or without repeats; a sort's is
+    in order), then on the middle list (its length, and where ``target``'s first and last
+    values can come from: "add k" is the one k that maps the first value, a take or drop
+    starts at a known index, a filter keeps values it has).
+    """
+    found: list[tuple[Items, Step]] = []
+    size = len(target)
+    if not size:  # an empty output (never one the generator shows): run every step
+        steps = lookups.steps
+        for mid in mids:
+            found.extend((mid, g) for g in steps if not g(mid))
+        return found
+    head, last = target[0], target[-1]
+    filters: list[Step] = []
+    if lookups.evens:  # tier 2 and up: the filters and the descending sort
+        parities = {x & 1 for x in target}
+        if len(parities) == 1:
+            filters += lookups.odds if head & 1 else lookups.evens
+        low = min(target)
+        filters += [g for g, k in lookups.above if low > k]
+        if lookups.unique and len(set(target)) == size:
+            filters += lookups.unique
+    ascending, descending = lookups.sort, lookups.sort_desc  # emptied once target is seen out of order
+    in_order: bool | None = None  # whether target is sorted, found when a sort is first in question
+    adds, muls, reverse, cumsum = lookups.add, lookups.mul, lookups.reverse, lookups.cumsum
+    shaped, take_drop = lookups.shaped, lookups.take_drop
+    for mid in mids:
+        length = len(mid)
+        if length < size:  # no step lengthens a list
+            continue
+        candidates: list[Step] = []
+        if length == size:  # the length-preserving steps
+            first, end = mid[0], mid[-1]
+            shift = head - first
+            step = adds.get(shift)
+            if step and end + shift == last:
+                candidates += step
+            for g, k in muls:
+                if first * k == head and end * k == last:
+                    candidates.append(g)
+            if end == head and first == last:
+                candidates += reverse
             if first == head:
-                out += steps.cumsum
-    if size <= length:  # a filter keeps at most every value
-        if not size:
-            out += steps.filters
-        else:
-            if head in mid:
-                if head % 2 == 0:
-                    out += steps.evens
+                candidates += cumsum
+            if ascending and min(mid) == head:
+                if in_order is None:
+                    in_order = list(target) == sorted(target)
+                if in_order:
+                    candidates += ascending
                 else:
-                    out += steps.odds
-                for f, k in steps.above:
-                    if head > k:
-                        out.append(f)
-            if mid[0] == head:
-                out += steps.unique
-    return out
+                    ascending = []
+            if descending and max(mid) == head:
+                if list(target) == sorted(target, reverse=True):
+                    candidates += descending
+                else:
+                    descending = []
+            if mid == target:  # a filter or take that keeps every value
+                candidates += filters
+        elif filters and head in mid:
+            candidates += filters
+        shapes = shaped.get((length, size))
+        if shapes is None:
+            shapes = take_drop(length, size)
+        for g, start in shapes:
+            if mid[start] == head:
+                candidates.append(g)
+        for g in candidates:
+            if g(mid) == target:
+                found.append((mid, g))
+    return found
 
 
 def fitting_outputs(examples: list[tuple[Items, Items]], query: Items, tiers: int, depth: int) -> set[Items]:
     """The query outputs of every rule (one primitive, or two composed when ``depth`` is 2)
     that reproduces all ``examples``.
 
-    Only rules that reproduce the first example are built: at depth 1 the primitives that
-    can give its output's length and first value are run on it; at depth 2 single
-    primitives are looked up by their result on it, and second steps are grouped by the
-    first step's result there, so each (first result, second step) is evaluated once; the
-    other examples are then checked per rule. The same set as
-    :func:`fitting_outputs_reference`.
+    Only rules that reproduce the first example are built (:func:`_steps_into`): at depth 1
+    the primitives that turn its input into its output; at depth 2 the primitives' results
+    on its input are grouped, so each (first result, second step) is judged once, and the
+    single primitives are those whose result is its output. The other examples are then
+    checked per rule. The same set as :func:`fitting_outputs_reference`.
     """
     first_in, first_out = examples[0]
-    size = len(first_out)
-    head = first_out[0] if first_out else 0
-    groups = _lookups(tiers)
-    chains: list[tuple[Callable[[Items], Items], ...]]
+    lookups = _lookups(tiers)
+    chains: list[tuple[Step, ...]]
     if depth < 2:
-        # One primitive: only those that can give first_out's length and first value from
-        # first_in (the same necessary condition as a second step's) are run on it, and
-        # each that reproduces it is checked on the other examples directly.
-        found: set[Items] = set()
-        rest = examples[1:]
-        for f in _possible_steps(groups, first_in, size, head):
-            if f(first_in) == first_out:
-                for given, wanted in rest:
-                    if f(given) != wanted:
-                        break
-                else:
-                    found.add(f(query))
-        return found
+        chains = [(g,) for _, g in _steps_into(lookups, (first_in,), first_out)]
     else:
-        by_mid: dict[Items, list[Callable[[Items], Items]]] = {}
-        for _, f in _primitives(tiers):
-            by_mid.setdefault(f(first_in), []).append(f)
+        by_mid: dict[Items, list[Step]] = {}
+        for f in lookups.steps:
+            mid = f(first_in)
+            firsts = by_mid.get(mid)
+            if firsts is None:
+                by_mid[mid] = [f]
+            else:
+                firsts.append(f)
         chains = [(f,) for f in by_mid.get(first_out, ())]
-        # A second step is run on a middle list only when the length and first value it
-        # would give can be first_out's (``_possible_steps``, a necessary condition), so the rules
-        # kept are the same; most (middle, step) pairs fail it without running the step.
-        for mid, firsts in by_mid.items():
-            for g in _possible_steps(groups, mid, size, head):
-                if g(mid) == first_out:
-                    chains.extend((f, g) for f in firsts)
+        for mid, g in _steps_into(lookups, by_mid, first_out):
+            chains.extend((f, g) for f in by_mid[mid])
     answers: set[Items] = set()
     rest = examples[1:]
     for chain in chains:
