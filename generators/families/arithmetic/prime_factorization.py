@@ -55,20 +55,18 @@ def primes_up_to(limit: int) -> tuple[int, ...]:
     return tuple(i for i in range(2, limit + 1) if sieve[i])
 
 
-def format_factors(factors: Mapping[int, int], decimals: Mapping[int, str] | None = None) -> str:
-    """``2^3 * 3^2 * 5``: the primes in increasing order, an exponent only above 1. ``decimals``
-    (the generator's table) gives each prime's decimal looked up rather than converted."""
-    if decimals is None:
-        return " * ".join([f"{p}^{k}" if k > 1 else str(p) for p, k in sorted(factors.items())])
-    return " * ".join([f"{p}^{k}" if k > 1 else decimals[p] for p, k in sorted(factors.items())])
+def format_factors(factors: Mapping[int, int]) -> str:
+    """``2^3 * 3^2 * 5``: the primes in increasing order, an exponent only above 1 (the
+    answer's form; ``generate`` writes it from its sorted draws)."""
+    return " * ".join([f"{p}^{k}" if k > 1 else str(p) for p, k in sorted(factors.items())])
 
 
 @cache
-def _table(limit: int) -> tuple[tuple[int, ...], dict[int, str]]:
-    """The primes up to ``limit`` and each one's decimal: one cached lookup per item for both,
-    and no ``str`` per factor in the answer."""
+def _table(limit: int) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """The primes up to ``limit`` and their decimals, by the same index: a drawn index gives
+    both, and no ``str`` is made per factor in the answer."""
     primes = primes_up_to(limit)
-    return primes, {p: str(p) for p in primes}
+    return primes, tuple(str(p) for p in primes)
 
 
 _TERM = re.compile(r"^(\d+)(?:\s*(?:\^|\*\*)\s*(\d+))?$")
@@ -104,23 +102,35 @@ def generate(config: Config, rng: random.Random) -> Problem:
     r = getrandbits(bits)
     while r >= span:
         r = getrandbits(bits)
-    count = low + r
     size = len(primes)
     bits = size.bit_length()
-    factors: dict[int, int] = {}  # a plain dict: Counter's constructor costs more than these few items
-    number = 1
-    for _ in range(count):
+    # The drawn indices, sorted: the primes in increasing order with repeats side by side,
+    # so the answer is written in one pass (no dict of exponents and no sort of its items).
+    drawn: list[int] = []
+    append = drawn.append
+    for _ in range(low + r):
         r = getrandbits(bits)
         while r >= size:
             r = getrandbits(bits)
-        p = primes[r]
-        factors[p] = factors.get(p, 0) + 1
-        number *= p
+        append(r)
+    drawn.sort()
+    number = 1
+    for r in drawn:
+        number *= primes[r]
+    parts: list[str] = []
+    previous, k = drawn[0], 0
+    for r in drawn:
+        if r == previous:
+            k += 1
+        else:
+            parts.append(f"{texts[previous]}^{k}" if k > 1 else texts[previous])
+            previous, k = r, 1
+    parts.append(f"{texts[previous]}^{k}" if k > 1 else texts[previous])
     question = (
         f"Find the prime factorization of {number}. Write it as a product of prime powers in "
         "increasing order, for example 2^3 * 3^2 * 5."
     )
-    return Problem(question, format_factors(factors, texts), {"number": number})
+    return Problem(question, " * ".join(parts), {"number": number})
 
 
 def score(answer_text: str, item: Mapping[str, Any]) -> float:
