@@ -24,6 +24,8 @@ __all__ = ["FastRandom"]
 T = TypeVar("T")
 
 _PLAIN_SEQUENCES = frozenset({list, tuple, range, str})
+_WIDTHS = tuple(n.bit_length() for n in range(1025))
+"""``n.bit_length()`` by ``n``, for ``shuffle``."""
 
 
 class FastRandom(random.Random):
@@ -67,13 +69,17 @@ class FastRandom(random.Random):
         return super().choice(seq)
 
     def shuffle(self, x: MutableSequence[Any]) -> None:  # type: ignore[override]
+        """Random's swaps from the top down; the bit widths of up to 1,024 items are looked
+        up, not computed per swap."""
         getrandbits = self.getrandbits
-        for i in reversed(range(1, len(x))):
-            n = i + 1
-            k = n.bit_length()
+        size = len(x)
+        widths = _WIDTHS if size < len(_WIDTHS) else [n.bit_length() for n in range(size + 1)]
+        for n in range(size, 1, -1):  # n = i + 1 for Random's i from size - 1 down to 1
+            k = widths[n]
             j = getrandbits(k)
             while j >= n:
                 j = getrandbits(k)
+            i = n - 1
             x[i], x[j] = x[j], x[i]
 
     def sample(self, population: Sequence[T], k: int, *, counts: Any = None) -> list[T]:  # type: ignore[override]

@@ -49,6 +49,17 @@ def test_every_method_draws_the_same_as_random_random(seed: int) -> None:
     assert fast.getstate() == plain.getstate()
 
 
+def test_shuffle_past_the_width_table_draws_the_same() -> None:
+    """Sizes around the 1,024-entry table of bit widths (looked up below, computed above)."""
+    plain, fast = random.Random(9), FastRandom(9)
+    for size in (0, 1, 2, 1023, 1024, 1025, 1026, 3000):
+        ours, theirs = list(range(size)), list(range(size))
+        fast.shuffle(ours)
+        plain.shuffle(theirs)
+        assert ours == theirs
+    assert fast.getstate() == plain.getstate()
+
+
 def test_cases_off_the_fast_path_behave_as_random_random() -> None:
     plain, fast = random.Random(4), FastRandom(4)
     assert fast.randrange(20, 0, -3) == plain.randrange(20, 0, -3)
