@@ -78,3 +78,19 @@ def test_hard_level_is_balanced() -> None:
     answers = [fam.generate(config, random.Random(i)).answer for i in range(320)]
     assert max(answers.count(a) for a in set(answers)) <= 40
     assert 4 <= answers.count("none") <= 40
+
+
+def test_question_lists_the_statements_in_plain_words() -> None:
+    """The question's numbered premises and lettered conclusions are the stored statements
+    in words (the lines are written inline from a table of words per form)."""
+    words = {"A": "All {} are {}.", "E": "No {} are {}.", "I": "Some {} are {}.", "O": "Some {} are not {}."}
+    for level in range(6):
+        config = fam.FAMILY.config_for_level(level)
+        for index in range(30):
+            problem = fam.generate(config, random.Random(index))
+            premises = [f"{i}. {words[f].format(s, p)}" for i, (f, s, p) in enumerate(problem.extra["premises"], 1)]
+            options = [f"{x}. {words[f].format(s, p)}" for x, (f, s, p) in zip("ABCDE", problem.extra["conclusions"])]
+            assert problem.question.startswith("\n".join(["Premises:", *premises, "Candidate conclusions:", *options]))
+            assert [fam._phrase((f, 0, 1), [s, p]) for f, s, p in problem.extra["premises"]] == [
+                line.split(". ", 1)[1] for line in premises
+            ]

@@ -124,6 +124,24 @@ def consistent(statements: list[Statement], num_terms: int, existential_import: 
     return all(need & allowed for need in needs)
 
 
+@functools.cache
+def _statement_masks(num_terms: int) -> dict[Statement, tuple[bool, int]]:
+    """Per statement over ``num_terms`` terms: whether it is universal (empties its regions)
+    and its ``_region_mask``; one dict lookup per premise, keyed by the premise itself."""
+    return {
+        (form, s, p): (form in ("A", "E"), _region_mask(num_terms, s, p, form in ("E", "I")))
+        for form in "AEIO"
+        for s in range(num_terms)
+        for p in range(num_terms)
+    }
+
+
+@functools.cache
+def _members_masks(num_terms: int) -> tuple[int, ...]:
+    """Each term's regions: what existential import requires to be non-empty."""
+    return tuple(_region_mask(num_terms, t, t, True) for t in range(num_terms))
+
+
 class _Entailment:
     """What a consistent set of premises leaves possible, to test many conclusions fast.
 
@@ -137,14 +155,15 @@ class _Entailment:
     def __init__(self, premises: list[Statement], num_terms: int, existential_import: bool) -> None:
         empty = 0
         needs: list[int] = []
-        for form, s, p in premises:
-            mask = _region_mask(num_terms, s, p, form in ("E", "I"))
-            if form in ("A", "E"):
+        masks = _statement_masks(num_terms)
+        for premise in premises:
+            universal, mask = masks[premise]
+            if universal:
                 empty |= mask
             else:
                 needs.append(mask)
         if existential_import:
-            needs.extend(_region_mask(num_terms, t, t, True) for t in range(num_terms))
+            needs.extend(_members_masks(num_terms))
         self.allowed = ((1 << (1 << num_terms)) - 1) & ~empty
         self.needs = needs
         self.num_terms = num_terms
@@ -173,15 +192,15 @@ def valid(premises: list[Statement], conclusion: Statement, num_terms: int, exis
     return not consistent([*premises, (_NEGATION[form], s, p)], num_terms, existential_import)
 
 
+_WORDS = {"A": ("All ", " are "), "E": ("No ", " are "), "I": ("Some ", " are "), "O": ("Some ", " are not ")}
+"""The words before and between the terms, by form: what ``_phrase`` writes."""
+
+
 def _phrase(statement: Statement, terms: list[str]) -> str:
+    """One statement in words (``generate`` writes the same text inline from ``_WORDS``)."""
     form, s, p = statement
-    if form == "A":
-        return f"All {terms[s]} are {terms[p]}."
-    if form == "E":
-        return f"No {terms[s]} are {terms[p]}."
-    if form == "I":
-        return f"Some {terms[s]} are {terms[p]}."
-    return f"Some {terms[s]} are not {terms[p]}."
+    lead, verb = _WORDS[form]
+    return f"{lead}{terms[s]}{verb}{terms[p]}."
 
 
 def _random_chain(forms: tuple[str, ...], k: int, rng: random.Random) -> list[Statement]:
@@ -199,14 +218,17 @@ def _random_chain(forms: tuple[str, ...], k: int, rng: random.Random) -> list[St
     return chain
 
 
+_SHAPES = {False: ("A", "E", "E2"), True: ("A", "E", "E2", "I", "O", "O2")}
+"""The valid figures ``_valid_chain`` draws from, without and with particular premises."""
+
+
 def _valid_chain(particular: bool, k: int, rng: random.Random) -> list[Statement]:
     """A sorites from term 0 to term ``k`` with a valid conclusion (random valid figure).
 
     Random chains almost never entail anything once k >= 4, so valid items are built
     from these shapes; invalid ones are often the same shapes with one premise altered.
     """
-    shapes = ["A", "E", "E2"] + (["I", "O", "O2"] if particular else [])
-    shape = rng.choice(shapes)
+    shape = rng.choice(_SHAPES[particular])
     forward = [("A", i, i + 1) for i in range(k)]  # T0 in T1 in ... in Tk
     backward = [("A", i + 1, i) for i in range(1, k)]  # Tk in ... in T1
     if shape == "A":
@@ -384,16 +406,23 @@ def generate(config: Config, rng: random.Random) -> Problem:
         'no X, and "Some X are Y" means at least one X is a Y.'
     )
     letters = _LETTERS[: len(options)]
-    follow = sorted(letter for letter, option in zip(letters, options, strict=True) if option in good)
-    question = (
-        "Premises:\n"
-        + "\n".join(f"{i + 1}. {_phrase(st, terms)}" for i, st in enumerate(shown))
-        + "\nCandidate conclusions:\n"
-        + "\n".join(f"{letter}. {_phrase(option, terms)}" for letter, option in zip(letters, options, strict=True))
-        + f"\n{assumption}\n"
+    follow = [letter for letter, option in zip(letters, options, strict=True) if option in good]  # in order
+    # ``_phrase`` inline, its words looked up: one list of lines joined once.
+    lines = ["Premises:"]
+    append = lines.append
+    for number, (form, s, p) in enumerate(shown, 1):
+        lead, verb = _WORDS[form]
+        append(f"{number}. {lead}{terms[s]}{verb}{terms[p]}.")
+    append("Candidate conclusions:")
+    for letter, (form, s, p) in zip(letters, options, strict=True):
+        lead, verb = _WORDS[form]
+        append(f"{letter}. {lead}{terms[s]}{verb}{terms[p]}.")
+    append(assumption)
+    append(
         "Which candidate conclusions follow necessarily from the premises? Answer with the letters "
         "of all that follow, separated by commas (e.g. A, C), or none if none of them follows."
     )
+    question = "\n".join(lines)
     return Problem(
         question=question,
         answer=", ".join(follow) if follow else "none",
