@@ -162,6 +162,7 @@ def test_counts_and_one_kinds_pairs_equal_the_whole_table() -> None:
             people = fr._family(config, random.Random(seed))
             table = fr.pairs_by_kind(people)
             assert fr.kind_counts(people) == {kind: len(pairs) for kind, pairs in table.items()}
+            assert fr.kinds_present(people) == tuple(sorted(table))
             for kind in fr._WORDS:
                 assert fr.pairs_of(people, kind) == table.get(kind, [])
 
@@ -183,3 +184,17 @@ def test_generate_draws_as_from_the_whole_table() -> None:
             assert problem.question.startswith(fr._describe(people, theirs))
             assert f"What is {a.name} to {b.name}?" in problem.question
             assert ours.getstate() == theirs.getstate()
+
+
+def test_kinds_present_at_the_knobs_extremes() -> None:
+    """The kinds read off the family's shape equal the counted ones for every corner of the
+    knob ranges (one child cap, nobody or everybody married, one or four grandchildren)."""
+    for max_children in (1, 2, 5):
+        for married_share in (0.0, 0.3, 1.0):
+            for max_grandchildren in (1, 4):
+                config = fr.Config(
+                    max_children=max_children, married_share=married_share, max_grandchildren=max_grandchildren
+                )
+                for seed in range(40):
+                    people = fr._family(config, random.Random(seed))
+                    assert fr.kinds_present(people) == tuple(sorted(fr.kind_counts(people)))
