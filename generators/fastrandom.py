@@ -25,7 +25,9 @@ T = TypeVar("T")
 
 _PLAIN_SEQUENCES = frozenset({list, tuple, range, str})
 _WIDTHS = tuple(n.bit_length() for n in range(1025))
-"""``n.bit_length()`` by ``n``, for ``shuffle``."""
+"""``n.bit_length()`` by ``n``, for ``shuffle`` and ``sample``."""
+_SETSIZES = tuple(21 + (4 ** ceil(log(k * 3, 4)) if k > 5 else 0) for k in range(257))
+"""``random.Random.sample``'s ``setsize`` by ``k`` (which branch it takes), computed once."""
 
 
 class FastRandom(random.Random):
@@ -93,9 +95,7 @@ class FastRandom(random.Random):
         n = len(population)
         if not 0 <= k <= n:
             return super().sample(population, k)
-        setsize = 21
-        if k > 5:
-            setsize += 4 ** ceil(log(k * 3, 4))
+        setsize = _SETSIZES[k] if k < len(_SETSIZES) else 21 + 4 ** ceil(log(k * 3, 4))
         getrandbits = self.getrandbits
         if n > setsize:
             bits = n.bit_length()
@@ -111,9 +111,10 @@ class FastRandom(random.Random):
             return picked
         pool = list(population)
         result = [pool[0]] * k if k else []
+        widths = _WIDTHS if n < len(_WIDTHS) else [m.bit_length() for m in range(n + 1)]
         for i in range(k):
             m = n - i
-            bits = m.bit_length()
+            bits = widths[m]
             j = getrandbits(bits)
             while j >= m:
                 j = getrandbits(bits)

@@ -49,14 +49,17 @@ def test_every_method_draws_the_same_as_random_random(seed: int) -> None:
     assert fast.getstate() == plain.getstate()
 
 
-def test_shuffle_past_the_width_table_draws_the_same() -> None:
-    """Sizes around the 1,024-entry table of bit widths (looked up below, computed above)."""
+def test_shuffle_and_sample_past_their_tables_draw_the_same() -> None:
+    """Sizes around the 1,024-entry table of bit widths and sample sizes around the 256-entry
+    table of ``setsize`` (looked up below, computed above), both of sample's branches."""
     plain, fast = random.Random(9), FastRandom(9)
     for size in (0, 1, 2, 1023, 1024, 1025, 1026, 3000):
         ours, theirs = list(range(size)), list(range(size))
         fast.shuffle(ours)
         plain.shuffle(theirs)
         assert ours == theirs
+    for size, k in ((1030, 150), (1024, 150), (1100, 256), (1100, 257), (1100, 300), (5000, 300), (26, 14)):
+        assert fast.sample(range(size), k) == plain.sample(range(size), k)
     assert fast.getstate() == plain.getstate()
 
 
