@@ -112,6 +112,10 @@ def is_proper(colouring: Mapping[str, int], nodes: list[str], edges: list[tuple[
     return all(colouring[a] != colouring[b] for a, b in edges)
 
 
+_EQUALS = tuple(f"={colour + 1}" for colour in range(6))
+"""``=1`` ... ``=6``: a node's text in the answer is its name and one of these (colours < 6)."""
+
+
 def generate(config: Config, rng: random.Random) -> Problem:
     n, k = config.num_nodes, config.num_colors
     # The draws of ``rng.randrange(k)`` inline.
@@ -143,8 +147,8 @@ def generate(config: Config, rng: random.Random) -> Problem:
             edge.reverse()
         flips >>= 1
     rng.shuffle(named)
-    nodes = sorted(names)
-    gold = {names[v]: planted[v] + 1 for v in range(n)}
+    coloured = sorted(zip(names, planted))  # (name, planted colour) by name: names are distinct
+    nodes = [name for name, _ in coloured]
     question = (
         f"A graph has nodes {', '.join(nodes)} and these edges:\n"
         + "\n".join(map(" - ".join, named))
@@ -152,7 +156,7 @@ def generate(config: Config, rng: random.Random) -> Problem:
         "edge get different colours. Answer with every node exactly once as a comma-separated "
         "list of node=colour pairs, e.g. A=1, B=2."
     )
-    answer = ", ".join([f"{v}={gold[v]}" for v in nodes])
+    answer = ", ".join([name + _EQUALS[colour] for name, colour in coloured])
     return Problem(question=question, answer=answer, extra={"nodes": nodes, "edges": named, "num_colors": k})
 
 
