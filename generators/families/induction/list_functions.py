@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import itertools
 import random
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import ClassVar
@@ -214,8 +214,8 @@ def _lookups(tiers: int) -> _Lookups:
     )
 
 
-def _steps_into(lookups: _Lookups, mids: Iterable[Items], target: Items) -> list[tuple[Items, Step]]:
-    """Every (middle list, primitive) with ``primitive(middle) == target``.
+def _steps_into(lookups: _Lookups, mids: Sequence[Items], target: Items) -> list[tuple[int, Step]]:
+    """Every (position in ``mids``, primitive) with ``primitive(mids[position]) == target``.
 
     A primitive is run on a middle list only when cheap necessary conditions hold, so most
     pairs are ruled out without running anything: conditions on ``target`` alone first (a
@@ -224,12 +224,12 @@ def _steps_into(lookups: _Lookups, mids: Iterable[Items], target: Items) -> list
     values can come from: "add k" is the one k that maps the first value, a take or drop
     starts at a known index, a filter keeps values it has).
     """
-    found: list[tuple[Items, Step]] = []
+    found: list[tuple[int, Step]] = []
     size = len(target)
     if not size:  # an empty output (never one the generator shows): run every step
         steps = lookups.steps
-        for mid in mids:
-            found.extend((mid, g) for g in steps if not g(mid))
+        for at, mid in enumerate(mids):
+            found.extend((at, g) for g in steps if not g(mid))
         return found
     head, last = target[0], target[-1]
     filters: list[Step] = []
@@ -245,7 +245,7 @@ def _steps_into(lookups: _Lookups, mids: Iterable[Items], target: Items) -> list
     in_order: bool | None = None  # whether target is sorted, found when a sort is first in question
     adds, muls, reverse, cumsum = lookups.add, lookups.mul, lookups.reverse, lookups.cumsum
     shaped, take_drop = lookups.shaped, lookups.take_drop
-    for mid in mids:
+    for at, mid in enumerate(mids):
         length = len(mid)
         if length < size:  # no step lengthens a list
             continue
@@ -287,7 +287,7 @@ def _steps_into(lookups: _Lookups, mids: Iterable[Items], target: Items) -> list
                 candidates.append(g)
         for g in candidates:
             if g(mid) == target:
-                found.append((mid, g))
+                found.append((at, g))
     return found
 
 
@@ -296,10 +296,11 @@ def fitting_outputs(examples: list[tuple[Items, Items]], query: Items, tiers: in
     that reproduces all ``examples``.
 
     Only rules that reproduce the first example are built (:func:`_steps_into`): at depth 1
-    the primitives that turn its input into its output; at depth 2 the primitives' results
-    on its input are grouped, so each (first result, second step) is judged once, and the
-    single primitives are those whose result is its output. The other examples are then
-    checked per rule. The same set as :func:`fitting_outputs_reference`.
+    the primitives that turn its input into its output; at depth 2 every primitive's result
+    on its input (not grouped by value: nearly all 23 differ at tier 3, and hashing them cost
+    more than the few repeats save), each judged as a middle list, and the single
+    primitives whose result is its output. The other examples are then checked per rule.
+    The same set as :func:`fitting_outputs_reference`.
     """
     first_in, first_out = examples[0]
     lookups = _lookups(tiers)
@@ -307,17 +308,10 @@ def fitting_outputs(examples: list[tuple[Items, Items]], query: Items, tiers: in
     if depth < 2:
         chains = [(g,) for _, g in _steps_into(lookups, (first_in,), first_out)]
     else:
-        by_mid: dict[Items, list[Step]] = {}
-        for f in lookups.steps:
-            mid = f(first_in)
-            firsts = by_mid.get(mid)
-            if firsts is None:
-                by_mid[mid] = [f]
-            else:
-                firsts.append(f)
-        chains = [(f,) for f in by_mid.get(first_out, ())]
-        for mid, g in _steps_into(lookups, by_mid, first_out):
-            chains.extend((f, g) for f in by_mid[mid])
+        steps = lookups.steps
+        mids = [f(first_in) for f in steps]
+        chains = [(f,) for f, mid in zip(steps, mids, strict=True) if mid == first_out]
+        chains += [(steps[at], g) for at, g in _steps_into(lookups, mids, first_out)]
     answers: set[Items] = set()
     rest = examples[1:]
     for chain in chains:
