@@ -108,15 +108,14 @@ def generate(config: Config, rng: random.Random) -> Problem:
     # so the answer is written in one pass (no dict of exponents and no sort of its items).
     drawn: list[int] = []
     append = drawn.append
+    number = 1
     for _ in range(low + r):
         r = getrandbits(bits)
         while r >= size:
             r = getrandbits(bits)
         append(r)
-    drawn.sort()
-    number = 1
-    for r in drawn:
         number *= primes[r]
+    drawn.sort()
     parts: list[str] = []
     previous, k = drawn[0], 0
     for r in drawn:
