@@ -305,8 +305,16 @@ def fitting_outputs(examples: list[tuple[Items, Items]], query: Items, tiers: in
     first_in, first_out = examples[0]
     lookups = _lookups(tiers)
     chains: list[tuple[Step, ...]]
-    if depth < 2:
-        chains = [(g,) for _, g in _steps_into(lookups, (first_in,), first_out)]
+    if depth < 2:  # one primitive: each that fits the first example is run on the rest directly
+        found: set[Items] = set()
+        rest = examples[1:]
+        for _, f in _steps_into(lookups, (first_in,), first_out):
+            for given, wanted in rest:
+                if f(given) != wanted:
+                    break
+            else:
+                found.add(f(query))
+        return found
     else:
         steps = lookups.steps
         mids = [f(first_in) for f in steps]
