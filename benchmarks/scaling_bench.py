@@ -17,6 +17,7 @@ after for each size, so both sides see the same load.
     python benchmarks/scaling_bench.py --rows 1000 10000               # a subset
     python benchmarks/scaling_bench.py --compare ../main --timeout 1800  # before/after, side by side
     python benchmarks/scaling_bench.py --markdown benchmarks/SCALING.md  # also rewrite the tables there
+    python benchmarks/scaling_bench.py --worlds random:1 random:2 online_store:0 hotel_booking:0  # one table each
 
 Results are written to ``benchmarks/results/scaling_bench.json``.
 """
@@ -76,12 +77,17 @@ class _Peak:
         self._thread.join()
 
 
-def child(tree: Path, rows: int, seed: int) -> dict[str, Any]:
+def child(tree: Path, rows: int, world: str) -> dict[str, Any]:
+    """One size of one world (``random:SEED`` or ``DOMAIN:SEED``) in this process."""
     sys.path.insert(0, str(tree))
     from pipeline.jobs import steps
     from pipeline.world.variants import pick_domain
 
-    inputs = steps.Inputs(domain=pick_domain(seed), seed=seed, rows=rows, variant=True)
+    name, seed = _world(world)
+    if name == "random":
+        inputs = steps.Inputs(domain=pick_domain(seed), seed=seed, rows=rows, variant=True)
+    else:
+        inputs = steps.Inputs(domain=name, seed=seed, rows=rows)
     out: dict[str, Any] = {"steps": {}}
     peak = _Peak()
     with tempfile.TemporaryDirectory(prefix="scaling-bench-") as work:
@@ -117,10 +123,18 @@ def child(tree: Path, rows: int, seed: int) -> dict[str, Any]:
     return out
 
 
+def _world(spec: str) -> tuple[str, int]:
+    """``random:5`` -> ("random", 5): a random variant of that seed; ``online_store:0`` a catalog domain."""
+    name, sep, seed = spec.partition(":")
+    if not sep or not name or not seed.isdigit():
+        raise ValueError(f"a world is random:SEED or DOMAIN:SEED, got {spec!r}")
+    return name, int(seed)
+
+
 # -- the parent: sizes, comparison, tables -------------------------------------------------------
 
 
-def _run(tree: Path, rows: int, seed: int, timeout: float | None) -> dict[str, Any]:
+def _run(tree: Path, rows: int, world: str, timeout: float | None) -> dict[str, Any]:
     load = os.getloadavg()
     cmd = [
         sys.executable,
@@ -129,8 +143,8 @@ def _run(tree: Path, rows: int, seed: int, timeout: float | None) -> dict[str, A
         str(rows),
         "--tree",
         str(tree),
-        "--seed",
-        str(seed),
+        "--world",
+        world,
     ]
     start = time.perf_counter()
     try:
@@ -141,7 +155,11 @@ def _run(tree: Path, rows: int, seed: int, timeout: float | None) -> dict[str, A
         raise RuntimeError(f"{tree} at {rows} rows failed:\n{proc.stderr[-3000:]}")
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     result.update(
-        rows=rows, tree=str(tree), load=[round(x, 2) for x in load], process_s=round(time.perf_counter() - start, 2)
+        rows=rows,
+        world=world,
+        tree=str(tree),
+        load=[round(x, 2) for x in load],
+        process_s=round(time.perf_counter() - start, 2),
     )
     return result
 
@@ -221,33 +239,78 @@ def markdown(after: list[dict[str, Any]], before: list[dict[str, Any]] | None) -
     return "\n".join(lines) + "\n"
 
 
+def worlds_markdown(after: list[dict[str, Any]]) -> str:
+    """Several worlds: per world, one row per size with every step's CPU seconds, the whole run's wall
+    seconds and peak RSS, and the whole pipeline against population; then each step's exponent."""
+    lines: list[str] = []
+    for world in dict.fromkeys(r.get("world", "random") for r in after):
+        runs = [r for r in after if r.get("world", "random") == world]
+        done = [r for r in runs if "timeout_s" not in r]
+        domain = done[0]["domain"] if done else "?"
+        lines += [f"### {world} ({domain})", ""]
+        steps = " | ".join(f"{s} CPU s" for s in STEPS)
+        lines += [
+            f"| rows | load (1 min) | {steps} | total CPU s | total wall s | peak RSS MB | state MB | "
+            "total CPU / populate CPU |",
+            "|---:|---:|" + "---:|" * (len(STEPS) + 5),
+        ]
+        for run in runs:
+            if "timeout_s" in run:
+                lines.append(f"| {run['rows']:,} | {run['load'][0]:.1f} | timed out after {run['timeout_s']:,.0f} s |")
+                continue
+            cpu = [f"{run['steps'][s]['cpu_s']:,.2f}" for s in STEPS]
+            peak = max(s["peak_rss_mb"] for s in run["steps"].values())
+            ratio = _total(run, "cpu_s") / max(run["steps"]["populate"]["cpu_s"], 1e-3)
+            lines.append(
+                f"| {run['rows']:,} | {run['load'][0]:.1f} | {' | '.join(cpu)} | {_total(run, 'cpu_s'):,.2f} | "
+                f"{_total(run, 'wall_s'):,.2f} | {peak:,.0f} | {run['state_mb']:,} | {ratio:.2f}× |"
+            )
+        exps = [f"{s} {slope([(r['rows'], r['steps'][s]['cpu_s']) for r in done])}" for s in STEPS]
+        exps.append(f"total {slope([(r['rows'], _total(r, 'cpu_s')) for r in done])}")
+        lines += ["", "Exponent b of CPU seconds ∝ rows^b (1.0 is linear): " + ", ".join(exps) + ".", ""]
+    return "\n".join(lines) + "\n"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rows", type=int, nargs="+", default=[1_000, 10_000, 100_000, 1_000_000])
-    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--seed", type=int, default=1, help="the random variant's seed (without --worlds)")
+    ap.add_argument(
+        "--worlds",
+        nargs="+",
+        help="worlds to measure, each random:SEED or DOMAIN:SEED (default: random:--seed); several give one "
+        "table per world",
+    )
     ap.add_argument("--compare", type=Path, help="another checkout to run on the same sizes (before)")
     ap.add_argument("--timeout", type=float, help="seconds allowed per run (a run past it is reported as a timeout)")
     ap.add_argument("--compare-max-rows", type=int, help="skip the other checkout above this many rows")
     ap.add_argument("--markdown", type=Path, help="rewrite the tables in this file (below its marker line)")
     ap.add_argument("--render", action="store_true", help="only print (and --markdown) the tables of the last results")
     ap.add_argument("--child", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--world", help=argparse.SUPPRESS)
     ap.add_argument("--tree", type=Path, default=ROOT, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child is not None:
-        print(json.dumps(child(args.tree.resolve(), args.child, args.seed)))
+        print(json.dumps(child(args.tree.resolve(), args.child, args.world or f"random:{args.seed}")))
         return
+    worlds = args.worlds or [f"random:{args.seed}"]
+    for spec in worlds:
+        _world(spec)  # a bad spec fails before any run
+    if len(worlds) > 1 and args.compare is not None:
+        ap.error("--compare measures one world; give at most one with --worlds")
     if args.render:
         saved = json.loads((RESULTS / "scaling_bench.json").read_text(encoding="utf-8"))
         _publish(saved["after"], saved["before"] or [], args.markdown)
         return
     after: list[dict[str, Any]] = []
     before: list[dict[str, Any]] = []
-    for rows in args.rows:
-        if args.compare is not None and (args.compare_max_rows is None or rows <= args.compare_max_rows):
-            before.append(_run(args.compare.resolve(), rows, args.seed, args.timeout))
-            print(f"before {rows:,}: {json.dumps(before[-1])}", file=sys.stderr, flush=True)
-        after.append(_run(ROOT, rows, args.seed, args.timeout))
-        print(f"after  {rows:,}: {json.dumps(after[-1])}", file=sys.stderr, flush=True)
+    for rows in args.rows:  # each size over every world before the next size: the cheap figures first
+        for world in worlds:
+            if args.compare is not None and (args.compare_max_rows is None or rows <= args.compare_max_rows):
+                before.append(_run(args.compare.resolve(), rows, world, args.timeout))
+                print(f"before {world} {rows:,}: {json.dumps(before[-1])}", file=sys.stderr, flush=True)
+            after.append(_run(ROOT, rows, world, args.timeout))
+            print(f"after  {world} {rows:,}: {json.dumps(after[-1])}", file=sys.stderr, flush=True)
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "scaling_bench.json").write_text(
         json.dumps({"after": after, "before": before or None}, indent=2) + "\n", encoding="utf-8"
@@ -256,7 +319,8 @@ def main() -> None:
 
 
 def _publish(after: list[dict[str, Any]], before: list[dict[str, Any]], target: Path | None) -> None:
-    text = markdown(after, before or None)
+    several = len({r.get("world", "random") for r in after}) > 1
+    text = worlds_markdown(after) if several else markdown(after, before or None)
     print(text)
     if target is not None:
         page = target.read_text(encoding="utf-8") if target.exists() else MARK + "\n"
