@@ -372,9 +372,6 @@ class Context:
                 values[c.name] = ColumnValues([r[c.name] for r in rows])
             return values[c.name]
 
-        def column_values(c: Column) -> list[Any]:
-            return column(c).values
-
         def mask(f: Filter) -> np.ndarray:
             key = (f.column.name, f.op, repr(f.value))
             if key not in masks_of:
@@ -383,7 +380,7 @@ class Context:
 
         for _ in range(tries):
             chosen = rng.sample(columns, n)
-            filters = [_filter_from(rng, c, column_values(c)) for c in chosen]
+            filters = [_filter_from(rng, c, column(c)) for c in chosen]
             if any(f is None for f in filters):
                 continue
             kept = [f for f in filters if f is not None]
@@ -395,12 +392,15 @@ class Context:
                 if not tunable:
                     continue
                 i = tunable[-1]
-                others = np.ones(len(rows), dtype=bool)
-                for j, m in enumerate(masks):
-                    if j != i:
-                        others &= m
-                col = column_values(kept[i].column)
-                tuned = _tuned(rng, kept[i], [v for v, ok in zip(col, others.tolist()) if ok], low, high)
+                c = kept[i].column
+                days, upward = c.semantic in TIMES, kept[i].op in ("min", "from")
+                others = [m for j, m in enumerate(masks) if j != i]
+                if others:  # the values of the rows the other filters keep, sorted afresh
+                    keep = np.logical_and.reduce(others) if len(others) > 1 else others[0]
+                    left = ColumnValues(column(c).objects()[keep].tolist()).ordered(days, upward)
+                else:  # every row: the column's own sorted values, sorted once
+                    left = column(c).ordered(days, upward)
+                tuned = _tuned(rng, kept[i], left, low, high)
                 if tuned is None:
                     continue
                 kept[i] = tuned
@@ -409,15 +409,16 @@ class Context:
         raise Skip("no_matching_filters")
 
 
-def _filter_from(rng: random.Random, column: Column, column_values: list[Any]) -> Filter | None:
+def _filter_from(rng: random.Random, column: Column, column_values: list[Any] | ColumnValues) -> Filter | None:
     """A filter on ``column`` that some of these values satisfy (thresholds near the middle)."""
-    present = [v for v in column_values if v is not None]
+    held = column_values if isinstance(column_values, ColumnValues) else ColumnValues(column_values)
+    present = held.given
     if not present:
         return None
     if column.values or column.sql_type == "BOOLEAN" or column.semantic in DESCRIPTIVE:
         value = rng.choice(present)
         return Filter(column, "eq", bool(value) if column.sql_type == "BOOLEAN" else value)
-    ordered = sorted(present)
+    ordered = held.ordered()
     pick = ordered[int(len(ordered) * rng.uniform(0.25, 0.75))]
     if column.semantic in TIMES:
         return Filter(column, rng.choice(("from", "to")), str(pick)[:10])
@@ -428,25 +429,35 @@ def _filter_from(rng: random.Random, column: Column, column_values: list[Any]) -
     return None
 
 
-def _tuned(rng: random.Random, f: Filter, column_values: list[Any], low: int, high: int) -> Filter | None:
+def _passing(values: list[Any], t: Any, upward: bool) -> int:
+    """How many of ``values`` (sorted descending when ``upward``, else ascending) are at or past
+    ``t`` (``v >= t`` upward, ``v <= t`` downward): the length of the prefix that is, found by
+    halving, since in sorted values that prefix is exactly the ones that pass."""
+    lo, hi = 0, len(values)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if values[mid] >= t if upward else values[mid] <= t:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def _tuned(rng: random.Random, f: Filter, values: list[Any], low: int, high: int) -> Filter | None:
     """The same kind of bound on ``f.column``, placed so that between ``low`` and ``high`` of the rows
-    (given by their values of ``f.column``) pass."""
+    pass. ``values`` are the rows' values of ``f.column`` that are not None (days, ``str(v)[:10]``, for
+    a time column), sorted descending for a lower bound (``min``, ``from``), else ascending."""
     c = f.column
     upward = f.op in ("min", "from")
-    values: list[Any] = sorted(
-        (str(v)[:10] if c.semantic in TIMES else v for v in column_values if v is not None),
-        reverse=upward,
-    )
     targets = list(range(max(low, 1), min(high, len(values) - 1) + 1))
     rng.shuffle(targets)
     for n in targets[:12]:
         t = values[n - 1]
-        passing = sum(1 for v in values if (v >= t if upward else v <= t))
-        if passing != n:
+        if _passing(values, t, upward) != n:
             continue
         if c.sql_type == "REAL":
             rounder = float(math.floor(t) if upward else math.ceil(t))
-            if sum(1 for v in values if (v >= rounder if upward else v <= rounder)) == n:
+            if _passing(values, rounder, upward) == n:
                 t = rounder
         return Filter(c, f.op, t)
     return None

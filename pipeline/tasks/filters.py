@@ -5,6 +5,7 @@ once and turned into dicts only when read, so sampling over a large table copies
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -63,7 +64,9 @@ class Filter:
 
 
 class ColumnValues:
-    """One column of some rows, with the arrays that test a filter on every row at once."""
+    """One column of some rows, with the arrays that test a filter on every row at once, and the
+    sorted lists that choosing a threshold reads (each built once: a family draws many filters over
+    the same rows, and sorting a large column again per draw was most of a large world's build)."""
 
     def __init__(self, values: list[Any]) -> None:
         self.values = values
@@ -71,6 +74,31 @@ class ColumnValues:
         self._objects: np.ndarray | None = None
         self._numbers: np.ndarray | None = None
         self._days: np.ndarray | None = None
+        self._given: list[Any] | None = None
+        self._sorted: dict[tuple[bool, bool], list[Any]] = {}
+
+    @property
+    def given(self) -> list[Any]:
+        """The values that are not None, in row order."""
+        if self._given is None:
+            self._given = [v for v in self.values if v is not None]
+        return self._given
+
+    def ordered(self, days: bool = False, descending: bool = False) -> list[Any]:
+        """The values that are not None (as days, ``str(v)[:10]``, with ``days``), sorted as
+        ``sorted(..., reverse=descending)`` sorts them."""
+        key = (days, descending)
+        if key not in self._sorted:
+            present = self.given
+            self._sorted[key] = sorted((str(v)[:10] for v in present) if days else present, reverse=descending)
+        return self._sorted[key]
+
+    def objects(self) -> np.ndarray:
+        """The values as an object array (the same Python objects), for selecting by a mask."""
+        if self._objects is None:
+            self._objects = np.empty(len(self.values), dtype=object)
+            self._objects[:] = self.values
+        return self._objects
 
     @property
     def present(self) -> np.ndarray:
@@ -82,10 +110,7 @@ class ColumnValues:
         """``f.holds`` for every row, as ``Filter.holds`` decides it."""
         x, n = f.value, len(self.values)
         if f.op == "eq":
-            if self._objects is None:
-                self._objects = np.empty(n, dtype=object)
-                self._objects[:] = self.values
-            return self.present & (self._objects == x).astype(bool)
+            return self.present & (self.objects() == x).astype(bool)
         if f.op in ("on", "from", "to"):
             if self._days is None:
                 self._days = np.array([str(v)[:10] if v is not None else "" for v in self.values], dtype="U10")
@@ -105,11 +130,30 @@ class Rows(Sequence[dict[str, Any]]):
     """Rows of one query, held as tuples: each access builds a fresh dict, so picking one row of a
     million-row table costs one row (not a copy of the table) and no caller can change the cache."""
 
-    __slots__ = ("_columns", "_data", "_names")
+    __slots__ = ("_columns", "_data", "_names", "_where")
 
     def __init__(self, names: list[str], data: list[tuple[Any, ...]]) -> None:
         self._names, self._data = names, data
         self._columns: dict[str, ColumnValues] = {}
+        self._where: dict[tuple[str, str], Rows] = {}
+
+    def where(self, *filters: Filter) -> Rows:
+        """The rows every filter holds for (``Filter.holds``), in the same order, tested by masks over
+        the held columns rather than a dict per row. The rows of one equality (a status, a category:
+        few values, asked for again and again) are held; a threshold is drawn afresh each time and is not."""
+        key = None
+        if len(filters) == 1 and filters[0].op == "eq":
+            key = (filters[0].column.name, repr(filters[0].value))
+            if key in self._where:
+                return self._where[key]
+        if filters:
+            keep = np.logical_and.reduce([self.column(f.column.name).mask(f) for f in filters])
+            found = Rows(self._names, list(itertools.compress(self._data, keep.tolist())))
+        else:
+            found = Rows(self._names, self._data)
+        if key is not None:
+            self._where[key] = found
+        return found
 
     def column(self, name: str) -> ColumnValues:
         """One column's values in row order (built once: the rows never change)."""

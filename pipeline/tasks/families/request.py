@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
@@ -376,7 +376,9 @@ def search(
     raise Skip("no_request_subject")
 
 
-def latest(rows: list[dict[str, Any]], when: str, k: int, first_differs: bool = False) -> list[dict[str, Any]] | None:
+def latest(
+    rows: Sequence[dict[str, Any]], when: str, k: int, first_differs: bool = False
+) -> list[dict[str, Any]] | None:
     """The ``k`` most recent of ``rows`` by ``when`` (ties broken by id), or None where "most recent"
     has two readings (a tie at the cut) or, with ``first_differs``, where they are simply the first
     ``k`` a plain listing returns (by id), so that taking the first records listed is not also right."""

@@ -124,7 +124,7 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
         k = rng.randint(low, high)
         status = table.column(str(op.status_column))
         state = Filter(status, "eq", rng.choice(op.allowed_from))
-        rows = [r for r in ctx.rows(table) if state.holds(r)]
+        rows = ctx.rows(table).where(state)
         if len(rows) < k + 2:
             continue
         filters = [state]
@@ -139,7 +139,7 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
                     ]
                 except Skip:
                     continue
-            matched = [r for r in rows if all(f.holds(r) for f in filters)]
+            matched = rows.where(*filters)
             if k + 2 <= len(matched) <= PAGE:
                 break
         else:
@@ -387,7 +387,7 @@ def _exception(
             (condition,) = ctx.pick_filters(rng, parent, 1, rows, high=FAR if far else PAGE, tries=4)
         except Skip:
             continue
-        ids = {r["id"] for r in rows if condition.holds(r)}
+        ids = {r["id"] for r in rows.where(condition)}
         judged = list(zip(matched, decisions, targets, strict=True))
         spared = [(r, kind) for r, (kind, _), end in judged if end in ids]
         kinds = [kind for _, (kind, _), end in judged if end not in ids]
