@@ -26,6 +26,7 @@ from __future__ import annotations
 import random
 import sqlite3
 from collections.abc import Iterator
+from contextvars import ContextVar
 from decimal import Decimal
 from typing import Any
 
@@ -103,12 +104,26 @@ def _money(value: float) -> str:
     return f"{value:,.2f}"
 
 
+_HELD: ContextVar[dict[tuple[str, str, tuple[str, ...]], list[dict[str, Any]]] | None] = ContextVar(
+    "derive_held_rows", default=None
+)
+"""Within one :func:`derive_policy`, the records each operation's lifecycle allows it on, read once:
+every kind of rule and the fee lines read them, a scan of a large table each time otherwise."""
+
+
 def _rows(conn: sqlite3.Connection, table: Table, op: Operation) -> list[dict[str, Any]]:
-    """The records ``op``'s lifecycle allows it on."""
+    """The records ``op``'s lifecycle allows it on (to read, not to change: one derivation shares them)."""
+    held = _HELD.get()
+    key = (table.name, op.column, tuple(op.allowed_from))
+    if held is not None and key in held:
+        return list(held[key])
     marks = ", ".join("?" for _ in op.allowed_from)
     cur = conn.execute(f"SELECT * FROM {_q(table.name)} WHERE {_q(op.column)} IN ({marks})", op.allowed_from)
     names = [d[0] for d in cur.description]
-    return [dict(zip(names, r)) for r in cur.fetchall()]
+    rows = [dict(zip(names, r)) for r in cur.fetchall()]
+    if held is not None:
+        held[key] = rows
+    return list(rows)
 
 
 def _share_ok(share: float) -> bool:
@@ -154,18 +169,34 @@ def _related(
                 if not column.values or column.transitions or column.references:
                     continue
                 best: tuple[float, str] | None = None
+                hits = _hits(conn, child, fk, column)
                 for value in column.values:
-                    hit = {
-                        r[0]
-                        for r in conn.execute(
-                            f"SELECT DISTINCT {_q(fk.name)} FROM {_q(child.name)} WHERE {_q(column.name)} = ?", (value,)
-                        )
-                    }
+                    hit = hits[value] if hits is not None else _hit(conn, child, fk, column, value)
                     share = len(hit & ids) / len(ids)
                     if _share_ok(share) and (best is None or abs(share - TARGET_SHARE) < abs(best[0] - TARGET_SHARE)):
                         best = (share, value)
                 if best is not None:
                     yield {"child": child.name, "via": fk.name, "column": column.name, "value": best[1]}
+
+
+def _hit(conn: sqlite3.Connection, child: Table, fk: Column, column: Column, value: str) -> set[Any]:
+    """The records of ``child`` whose ``column`` is ``value`` reference these (``fk``) records."""
+    sql = f"SELECT DISTINCT {_q(fk.name)} FROM {_q(child.name)} WHERE {_q(column.name)} = ?"
+    return {r[0] for r in conn.execute(sql, (value,))}
+
+
+def _hits(conn: sqlite3.Connection, child: Table, fk: Column, column: Column) -> dict[str, set[Any]] | None:
+    """:func:`_hit` for every value of ``column`` in one scan of ``child`` (a scan per value otherwise),
+    where the column holds text: then ``=`` in SQL is Python's ``==`` on what it returns. None otherwise."""
+    values = column.values or ()
+    if column.sql_type != "TEXT" or not all(isinstance(v, str) for v in values):
+        return None
+    hits: dict[str, set[Any]] = {v: set() for v in values}
+    marks = ", ".join("?" for _ in values)
+    sql = f"SELECT DISTINCT {_q(column.name)}, {_q(fk.name)} FROM {_q(child.name)} WHERE {_q(column.name)} IN ({marks})"
+    for value, ref in conn.execute(sql, tuple(values)):
+        hits[value].add(ref)
+    return hits
 
 
 HISTORY_DAYS = (7, 14, 30, 60, 90, 180, 365)
@@ -347,6 +378,14 @@ def priority_column(schema: Schema, table: Table) -> Column | None:
 
 def derive_policy(schema: Schema, conn: sqlite3.Connection, clock: str, seed: int) -> Policy:
     """The policy of the world ``conn`` holds (see the module docstring)."""
+    token = _HELD.set({})
+    try:
+        return _derive_policy(schema, conn, clock, seed)
+    finally:
+        _HELD.reset(token)
+
+
+def _derive_policy(schema: Schema, conn: sqlite3.Connection, clock: str, seed: int) -> Policy:
     rules: list[Rule] = []
     for op in schema.operations:
         table = schema.table(op.table)

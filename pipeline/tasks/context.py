@@ -14,7 +14,7 @@ import math
 import pickle
 import random
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cached_property
 from typing import Any, Literal, NamedTuple
 
@@ -92,7 +92,11 @@ class Context:
 
         # The state never changes during generation, so reads are memoised.
         self._calls: dict[str, bytes] = {}
-        """Results pickled: unpickling hands every caller its own copy, much faster than ``copy.deepcopy``."""
+        """Results asked for more than once, pickled: unpickling hands every caller its own copy, much
+        faster than ``copy.deepcopy``."""
+        self._asked: set[str] = set()
+        """Keys of results computed once and handed out as they were: most are never asked for again,
+        and pickling a long listing only to unpickle it once cost more than the read."""
         self._rows: dict[tuple[str, tuple[Where, ...]], Rows] = {}
         self.memo: dict[Any, Any] = {}
 
@@ -137,13 +141,21 @@ class Context:
         name = self.tool("list", table)
         return set(self.toolset.get(name, ListTool).columns) if name else set()
 
+    def _held(self, key: str, compute: Callable[[], Any]) -> Any:
+        """``compute()``, its caller's own copy: the first time as computed; the second time computed
+        again (the state never changes, so the same) and kept pickled; after that unpickled."""
+        if key in self._calls:
+            return pickle.loads(self._calls[key])
+        result = compute()
+        if key in self._asked:
+            self._calls[key] = pickle.dumps(result, pickle.HIGHEST_PROTOCOL)
+        else:
+            self._asked.add(key)
+        return result
+
     def call(self, tool: str, arguments: dict[str, Any]) -> Any:
         key = json.dumps([tool, arguments], sort_keys=True, default=str)
-        if key not in self._calls:
-            self._calls[key] = pickle.dumps(
-                self.executor.call(self.conn, tool, dict(arguments)), pickle.HIGHEST_PROTOCOL
-            )
-        return pickle.loads(self._calls[key])
+        return self._held(key, lambda: self.executor.call(self.conn, tool, dict(arguments)))
 
     def list_call(self, table: Table, arguments: dict[str, Any]) -> ToolCall:
         return ToolCall(tool=self.need_tool("list", table), arguments=arguments)
@@ -165,9 +177,7 @@ class Context:
         """
         tool = self.need_tool("list", table)
         key = json.dumps(["fetch_all", tool, arguments], sort_keys=True, default=str)
-        if key not in self._calls:
-            self._calls[key] = pickle.dumps(self._fetch_all(tool, arguments), pickle.HIGHEST_PROTOCOL)
-        return pickle.loads(self._calls[key])
+        return self._held(key, lambda: self._fetch_all(tool, arguments))
 
     def _fetch_all(self, tool: str, arguments: dict[str, Any]) -> tuple[list[dict[str, Any]], list[ToolCall]]:
         first = {**arguments, "limit": MAX_PAGE_SIZE}

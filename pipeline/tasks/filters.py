@@ -76,6 +76,8 @@ class ColumnValues:
         self._days: np.ndarray | None = None
         self._given: list[Any] | None = None
         self._sorted: dict[tuple[bool, bool], list[Any]] = {}
+        self._codes: tuple[np.ndarray, dict[Any, int]] | None = None
+        self._hashable = True
 
     @property
     def given(self) -> list[Any]:
@@ -100,6 +102,29 @@ class ColumnValues:
             self._objects[:] = self.values
         return self._objects
 
+    def _equal(self, x: Any) -> np.ndarray | None:
+        """``v == x`` for every row, from a code per distinct value (numbered once) rather than a Python
+        comparison per row; None where a value cannot be numbered (unhashable). The values SQLite gives
+        (text, numbers, bytes) are equal exactly when a dict takes them for the same key."""
+        if self._codes is None and self._hashable:
+            index: dict[Any, int] = {}
+            try:
+                codes = np.fromiter(
+                    (index.setdefault(v, len(index)) for v in self.values), dtype=np.int64, count=len(self.values)
+                )
+            except TypeError:
+                self._hashable = False
+                return None
+            self._codes = (codes, index)
+        if self._codes is None:
+            return None
+        codes, index = self._codes
+        try:
+            code = index.get(x)
+        except TypeError:
+            return None
+        return codes == code if code is not None else np.zeros(len(self.values), dtype=bool)
+
     @property
     def present(self) -> np.ndarray:
         if self._present is None:
@@ -110,7 +135,8 @@ class ColumnValues:
         """``f.holds`` for every row, as ``Filter.holds`` decides it."""
         x, n = f.value, len(self.values)
         if f.op == "eq":
-            return self.present & (self.objects() == x).astype(bool)
+            equal = self._equal(x)
+            return self.present & (equal if equal is not None else (self.objects() == x).astype(bool))
         if f.op in ("on", "from", "to"):
             if self._days is None:
                 self._days = np.array([str(v)[:10] if v is not None else "" for v in self.values], dtype="U10")
@@ -184,6 +210,14 @@ class Rows(Sequence[dict[str, Any]]):
 
     def __radd__(self, other: Any) -> list[dict[str, Any]]:
         return [*other, *self]
+
+
+def keep(rows: Sequence[dict[str, Any]], filters: Sequence[Filter]) -> Sequence[dict[str, Any]]:
+    """The rows every filter holds for, in order: by masks over the held columns where ``rows`` are a
+    query's (``Rows``), else row by row."""
+    if isinstance(rows, Rows):
+        return rows.where(*filters)
+    return [r for r in rows if all(f.holds(r) for f in filters)]
 
 
 def merge(filters: list[Filter]) -> dict[str, Any]:

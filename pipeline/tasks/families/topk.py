@@ -18,7 +18,7 @@ from typing import Any
 from pipeline.runtime.task import Grounding, ToolCall
 from pipeline.runtime.verify import AnswerCheck
 from pipeline.tasks.context import Context
-from pipeline.tasks.filters import merge
+from pipeline.tasks.filters import keep, merge
 from pipeline.tasks.locate import named_parent
 from pipeline.tasks.model import Candidate, Skip
 from pipeline.tasks.phrasing import sentence
@@ -191,7 +191,7 @@ def _ranking(ctx: Context, rng: random.Random, level: int, spec: dict[str, Any],
     )
     descending = rng.random() < 0.65
     bound = {**base, **merge(filters)}
-    matching = [r for r in rows if all(f.holds(r) for f in filters)]
+    matching = keep(rows, filters)
     if not descending and any(r[column.name] is None for r in matching):
         # Empty values sort first ascending: skip them with the column's lower bound.
         if column.min is None:
