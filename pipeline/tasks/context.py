@@ -221,6 +221,11 @@ class Context:
             self._rows[key] = Rows([d[0] for d in cur.description], cur.fetchall())
         return self._rows[key]
 
+    def values(self, table: Table, column: str) -> list[Any]:
+        """Every row's value of ``column``, in id order (the caller's own list): read from the held
+        rows' column rather than a dict per row."""
+        return list(self.rows(table).column(column).values)
+
     def row(self, table: Table, row_id: int) -> dict[str, Any]:
         found = self.rows(table, Where("id", "=", row_id))
         if not found:

@@ -87,7 +87,7 @@ def new_value(ctx: Context, table: Table, column: Column, current: set[Any], rng
         return not flags.pop()
     taken = set(current)
     if column.unique:
-        taken |= {r[column.name] for r in ctx.rows(table)}
+        taken |= set(ctx.values(table, column.name))
     return fresh_value(ctx, table, column, rng, taken)
 
 

@@ -78,7 +78,7 @@ def _extreme(ctx: Context, rng: random.Random, level: int) -> Candidate:
     table = rng.choice(tables)
     column = rng.choice(_numeric(ctx, table))
     descending = rng.random() < 0.6
-    values = [r[column.name] for r in ctx.rows(table) if r[column.name] is not None]
+    values = [v for v in ctx.values(table, column.name) if v is not None]
     if not values:
         raise Skip("no_subject")
     value = max(values) if descending else min(values)

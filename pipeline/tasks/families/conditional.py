@@ -72,7 +72,7 @@ def _condition(
     """Wording slots for "<column> is at least X" or "<column> is V" that is ``truth`` for ``value``
     and neither always true nor always false over the table's rows (some row meets it, some does not:
     otherwise the condition needs no reading)."""
-    values = [r[column.name] for r in ctx.rows(table)]
+    values = ctx.values(table, column.name)
     if column.values:
         held = {v for v in values if v is not None}
         options = [value] if truth else [v for v in column.values if v != value and v in held]
@@ -80,7 +80,7 @@ def _condition(
             raise Skip("no_condition")
         return "equals", {"column": column_words(column), "value": words(str(rng.choice(options)))}
     if column.semantic not in NUMERIC:
-        others = sorted({r[column.name] for r in ctx.rows(table)} - {value, None}, key=str)
+        others = sorted(set(ctx.values(table, column.name)) - {value, None}, key=str)
         if not others:
             raise Skip("no_condition")
         shown = (
@@ -228,8 +228,8 @@ def generate(ctx: Context, rng: random.Random, level: int) -> Candidate:
         child, fk = rng.choice(counted(table, row))
         n = ctx.total(child, {fk.name: row["id"]})
         threshold = n if truth else n + 1
-        per_row = Counter(r[fk.name] for r in ctx.rows(child))
-        counts = [per_row.get(r["id"], 0) for r in ctx.rows(table)]
+        per_row = Counter(ctx.values(child, fk.name))
+        counts = [per_row.get(i, 0) for i in ctx.values(table, "id")]
         if (truth and n == 0) or not min(counts) < threshold <= max(counts):
             raise Skip("no_condition")  # "at least n" that every row meets, or none
         condition = ctx.phrases.render(rng, NAME, "children", value=threshold, plural=plural_words(child))

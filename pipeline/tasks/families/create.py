@@ -185,7 +185,7 @@ def _build(
             )
             knobs["derived"] = True
             continue
-        taken = {r[col.name] for r in ctx.rows(table)} if col.unique or col.name == table.label else set()
+        taken = set(ctx.values(table, col.name)) if col.unique or col.name == table.label else set()
         value = fresh_value(ctx, table, col, rng, taken)
         args[col.name] = value
         shown = value if col.semantic in ("timestamp", "date") else ctx.show(col, value)

@@ -159,7 +159,7 @@ def _child_step(ctx: Context, rng: random.Random, found: Found) -> tuple[str, To
             )
             derived_done = True
             continue
-        taken = {r[col.name] for r in ctx.rows(child)} if col.unique or col.name == child.label else set()
+        taken = set(ctx.values(child, col.name)) if col.unique or col.name == child.label else set()
         value = fresh_value(ctx, child, col, rng, taken)
         args[col.name] = value
         shown = value if col.semantic in ("timestamp", "date") else ctx.show(col, value)
