@@ -163,6 +163,15 @@ class Rows(Sequence[dict[str, Any]]):
         self._columns: dict[str, ColumnValues] = {}
         self._where: dict[tuple[str, str], Rows] = {}
 
+    def having(self, name: str) -> Rows:
+        """The rows whose ``name`` is not None, in the same order (held: a family asks again per try)."""
+        key = (name, "not None")
+        if key not in self._where:
+            self._where[key] = Rows(
+                self._names, list(itertools.compress(self._data, self.column(name).present.tolist()))
+            )
+        return self._where[key]
+
     def where(self, *filters: Filter) -> Rows:
         """The rows every filter holds for (``Filter.holds``), in the same order, tested by masks over
         the held columns rather than a dict per row. The rows of one equality (a status, a category:

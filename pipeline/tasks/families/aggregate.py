@@ -137,7 +137,7 @@ def _grouped(ctx: Context, rng: random.Random, level: int) -> Candidate:
     # A date or threshold condition no report takes, over more rows than one page holds: the
     # answer needs every page of the list (the ``pages`` knob), then the winner's name.
     finer = frozenset(c.name for c in ctx.filter_columns(table) if c.semantic in TIMES or c.semantic in NUMERIC)
-    all_rows = [r for r in ctx.rows(table) if r[column.name] is not None]
+    all_rows = ctx.rows(table).having(column.name)
     try:
         filters = ctx.pick_filters(
             rng, table, 1, all_rows, low=MAX_PAGE_SIZE + 1, exclude=frozenset(c.name for c in table.columns) - finer
