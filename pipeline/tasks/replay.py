@@ -11,19 +11,23 @@ row, the write log and the next auto id.
 
 Argument validation is a pure function of (tool, arguments), and a replay repeats the
 same few calls hundreds of times, so :class:`ReplayExecutor` validates each distinct call
-once.
+once. A read made while the session still holds the initial state (nothing written since the
+replay began, which SQLite's count of changed rows shows) is a pure function of the call too:
+the exploit library's attempts replay the reference's listings over and over, each a scan of a
+large table, so such a read is run once per build and its result handed out as a copy.
 """
 
 from __future__ import annotations
 
 import json
+import pickle
 import sqlite3
 from collections.abc import Iterable
 from typing import Any
 
 from pipeline.runtime.session import Session
 from pipeline.runtime.task import ToolCall
-from pipeline.tools.executor import Executor, ToolError, open_reading
+from pipeline.tools.executor import _READS, Executor, ToolError, open_reading
 from pipeline.tools.specs import ToolSpec
 from pipeline.world.sqlnames import quote_ident
 
@@ -37,6 +41,29 @@ class ReplayExecutor(Executor):
     def __init__(self, executor: Executor) -> None:
         super().__init__(executor.schema, executor.toolset, executor.clock)
         self._valid: dict[str, ToolSpec] = {}
+        self._initial: tuple[sqlite3.Connection, int] | None = None
+        """The replay connection and its count of changed rows when it last held the initial state."""
+        self._reads: dict[str, bytes] = {}
+        """Results of reads made on the initial state, pickled (each caller unpickles its own copy)."""
+
+    def at_initial(self, conn: sqlite3.Connection) -> None:
+        """``conn`` holds the initial state now: until it changes a row, its reads may be shared."""
+        self._initial = (conn, conn.total_changes)
+
+    def run(self, conn: sqlite3.Connection, spec: ToolSpec, arguments: dict[str, Any]) -> Any:
+        initial = self._initial
+        if spec.kind not in _READS or initial is None or initial[0] is not conn or conn.total_changes != initial[1]:
+            return super().run(conn, spec, arguments)
+        try:
+            key = json.dumps([spec.name, arguments], sort_keys=True, allow_nan=False)
+        except (TypeError, ValueError):
+            return super().run(conn, spec, arguments)
+        held = self._reads.get(key)
+        if held is not None:
+            return pickle.loads(held)
+        result = super().run(conn, spec, arguments)
+        self._reads[key] = pickle.dumps(result, pickle.HIGHEST_PROTOCOL)
+        return result
 
     def validate(self, name: str, arguments: Any, *, plain_json: bool = False) -> ToolSpec:
         try:
@@ -102,6 +129,8 @@ class Replayer:
             return True
         self.reset()
         self.session.conn.execute("BEGIN")
+        if isinstance(self.executor, ReplayExecutor):
+            self.executor.at_initial(self.session.conn)
         self._key = key
         need = None if required is None else set(required)
         again = need is not None and key in self._seen
