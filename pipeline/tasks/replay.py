@@ -27,7 +27,7 @@ from typing import Any
 
 from pipeline.runtime.session import Session
 from pipeline.runtime.task import ToolCall
-from pipeline.tools.executor import _READS, Executor, ToolError, open_reading
+from pipeline.tools.executor import READ_KINDS, Executor, ToolError, open_reading
 from pipeline.tools.specs import ToolSpec
 from pipeline.world.sqlnames import quote_ident
 
@@ -52,7 +52,7 @@ class ReplayExecutor(Executor):
 
     def run(self, conn: sqlite3.Connection, spec: ToolSpec, arguments: dict[str, Any]) -> Any:
         initial = self._initial
-        if spec.kind not in _READS or initial is None or initial[0] is not conn or conn.total_changes != initial[1]:
+        if spec.kind not in READ_KINDS or initial is None or initial[0] is not conn or conn.total_changes != initial[1]:
             return super().run(conn, spec, arguments)
         try:
             key = json.dumps([spec.name, arguments], sort_keys=True, allow_nan=False)

@@ -39,7 +39,8 @@ from pipeline.world.schema import Schema, Table
 from pipeline.world.sqlnames import quote_ident as _q
 
 _SQL_METRIC = {"count": "count", "sum": "sum", "avg": "avg", "min": "min", "max": "max"}
-_READS = frozenset({"get", "list", "aggregate"})
+READ_KINDS = frozenset({"get", "list", "aggregate"})
+"""Tool kinds that only read: a replay may share their results while the state is unchanged."""
 _RANGE_SUFFIXES = (("_min", ">="), ("_max", "<="), ("_from", ">="), ("_to", "<="))
 
 
@@ -164,7 +165,7 @@ class Executor:
 
         Reads (get, list, aggregate) write nothing, so they need no savepoint to undo.
         """
-        if spec.kind in _READS:
+        if spec.kind in READ_KINDS:
             try:
                 return getattr(self, f"_{spec.kind}")(conn, spec, arguments)
             except (ToolError, sqlite3.IntegrityError, OverflowError) as exc:
