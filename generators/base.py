@@ -28,12 +28,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
-GENERATOR_VERSION = "2.2.0"
+GENERATOR_VERSION = "2.3.0"
 """Goes up when any family's items for a given seed change (1.1.0: n_queens and graph_coloring;
 1.2.0: count_bits and family_relationships; 1.3.0: gcd_lcm, tower_of_hanoi level 2,
 quantum_lock level 0; 2.0.0: every family, item seeds packed instead of hashed per item, see
 ``derive_seed``; 2.1.0: letter_counting, passages from fixed word streams; 2.2.0: acre, the
-query drawn for the wanted label instead of redrawing trial sets), so a manifest tells which
+query drawn for the wanted label instead of redrawing trial sets; 2.3.0: rush_hour, puzzles picked
+from pools made once per config), so a manifest tells which
 items a seed meant."""
 
 AnswerKind = Literal["int", "number", "text", "exact", "list", "set"]

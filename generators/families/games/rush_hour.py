@@ -5,14 +5,25 @@ blocking chains (to move A, move the truck in front of it, which needs room from
 car...). Puzzles are made backwards: A starts at the exit and random legal slides scatter the
 lot; the reversed slides are a solution and their count is the stated move budget. Harder
 levels park more cars and scatter longer. The walk keeps the lot as occupancy bits per row
-and column (the same slides and draws as listing every option, see ``_walk``). The scorer
-replays the answer and accepts any sequence of legal slides within the budget that brings A
-to the exit.
+and column (see ``_walk``). The scorer replays the answer and accepts any sequence of legal
+slides within the budget that brings A to the exit.
+
+Since 2.4.0 the walks are made once per config: a pool of 2,048 distinct puzzles (8,192 with at
+most 5 cars besides A) from a seed fixed by the knobs (the same in every process; the last 8
+configs kept), each with its lot and answer as templates whose car letters are filled in per
+item. An item is one 64-bit draw: a puzzle and an order of the letters other than A (all
+orders up to 6 cars, else one of 4,096 fixed ones), so a puzzle's roles carry no letter. A
+walk costs up to a few hundred microseconds; a pick and the letters written in, a few.
+Before 2.4.0 each item made its walk.
 """
 
 from __future__ import annotations
 
+import hashlib
+import itertools
+import math
 import random
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -90,85 +101,6 @@ def _solved(cars: dict[str, Car]) -> bool:
     return cars["A"][1] + cars["A"][2] == SIZE
 
 
-def _blocked(cars: dict[str, Car], board: list[list[str]]) -> bool:
-    """A is off the exit and some car stands between it and the exit."""
-    a_end = cars["A"][1] + 1
-    return a_end < SIZE - 1 and any(ch != EMPTY for ch in board[EXIT_ROW][a_end + 1 :])
-
-
-def _closes(cars: dict[str, Car], letter: str, amount: int) -> bool:
-    """Whether sliding ``letter`` by ``amount`` parks a vertical car across the exit row
-    between A and the exit (once the walk is long enough, such slides are preferred)."""
-    r, c, length, horizontal = cars[letter]
-    a_end = cars["A"][1] + 1
-    return not horizontal and c > a_end and r + amount <= EXIT_ROW < r + amount + length and a_end < SIZE - 1
-
-
-def _options(cars: dict[str, Car], board: list[list[str]], last: str) -> list[tuple[str, int]]:
-    """Every legal backward slide (car, amount), in letter order; A only leftwards, and not the
-    car moved last (two slides in a row would be one). A's slides are listed three times:
-    drawn more often, A leaves the exit early and the blockers have time to close in.
-    The walk draws from this list without building it (:func:`_walk`); this plain form, with
-    :func:`_closes`, :func:`_move` and :func:`_blocked`, is what the tests compare it with.
-    Cells are read from the board directly (a vertical car's column without transposing
-    the board per step)."""
-    out: list[tuple[str, int]] = []
-    append = out.append
-    for letter, (r, c, length, horizontal) in cars.items():
-        if letter == last:
-            continue
-        if horizontal:
-            line = board[r]
-            pos = c - 1
-            while pos >= 0 and line[pos] == EMPTY:
-                append((letter, pos - c))
-                pos -= 1
-            if letter == "A":
-                free = c - 1 - pos
-                if free:
-                    out.extend(out[-free:] * 2)
-                continue
-            pos = c + length
-            while pos < SIZE and line[pos] == EMPTY:
-                append((letter, pos - c - length + 1))
-                pos += 1
-        else:
-            pos = r - 1
-            while pos >= 0 and board[pos][c] == EMPTY:
-                append((letter, pos - r))
-                pos -= 1
-            if letter == "A":  # pragma: no cover - A is horizontal
-                free = r - 1 - pos
-                if free:
-                    out.extend(out[-free:] * 2)
-                continue
-            pos = r + length
-            while pos < SIZE and board[pos][c] == EMPTY:
-                append((letter, pos - r - length + 1))
-                pos += 1
-    return out
-
-
-def _move(cars: dict[str, Car], board: list[list[str]], letter: str, amount: int) -> None:
-    """:func:`slide` for a slide already known to be legal (one of :func:`_options`): the
-    car's old cells cleared and its new ones painted, without re-checking the path."""
-    car = cars[letter]
-    r, c, length, horizontal = car
-    if horizontal:
-        line = board[r]
-        line[c : c + length] = [EMPTY] * length
-        c += amount
-        line[c : c + length] = [letter] * length
-        car[1] = c
-    else:
-        for i in range(r, r + length):
-            board[i][c] = EMPTY
-        r += amount
-        for i in range(r, r + length):
-            board[i][c] = letter
-        car[0] = r
-
-
 def _free_runs() -> tuple[tuple[int, ...], tuple[int, ...]]:
     """For a line's occupancy (bit ``i`` for cell ``i``) and a cell index ``p`` (entry
     ``occupancy * 8 + p``): how many free cells run down from ``p - 1`` and up from ``p``."""
@@ -207,8 +139,8 @@ def _closing_slide(closing: list[tuple[str, int, int, int]], index: int) -> tupl
 
 
 def _run_slide(runs: list[tuple[str, int, int]], index: int) -> tuple[str, int]:
-    """The ``index``-th slide of cars' ``(letter, free behind, free ahead)`` in
-    :func:`_options`' order: backwards -1, -2, ... then forwards +1, +2, ..."""
+    """The ``index``-th slide of cars' ``(letter, free behind, free ahead)`` in the listed
+    order: backwards -1, -2, ... then forwards +1, +2, ..."""
     for letter, back, ahead in runs:
         if index < back:
             return letter, -(index + 1)
@@ -220,13 +152,16 @@ def _run_slide(runs: list[tuple[str, int, int]], index: int) -> tuple[str, int]:
 
 
 def _walk(cars: dict[str, Car], walk: int, rng: random.Random) -> tuple[list[tuple[str, int]], bool]:
-    """The backward walk of :func:`generate`: the same slides, the same draws, as choosing
-    from :func:`_options` (and the :func:`_closes` ones among them) with ``rng.choice`` and
-    moving with :func:`_move`, but on occupancy bits per row and per column. A car's free
+    """The backward walk of a pooled puzzle (:func:`_puzzle`) on occupancy bits per row and
+    per column. Each step lists, in letter order, every legal backward slide: A only
+    leftwards (those listed three times, so A leaves the exit early and the blockers have
+    time to close in), not the car moved last (two slides in a row would be one); once
+    ``walk`` slides are made, only the slides that park a vertical car across the exit row
+    between A and the exit, if any; and draws one as ``rng.choice`` would. A car's free
     cells either way are two table lookups (:func:`_free_runs`), and the options are kept as
-    runs ``(letter, first amount, step, count)`` in :func:`_options`' order, so the drawn
-    index is mapped to its slide without listing every slide. Returns the slides and
-    whether A ended off the exit with a car between it and the exit (``_blocked``)."""
+    runs ``(letter, first amount, step, count)``, so the drawn index is mapped to its slide
+    without listing every slide (the tests compare it with the listed form). Returns the
+    slides and whether A ended off the exit with a car between it and the exit."""
     rows, cols = [0] * SIZE, [0] * SIZE
     for r, c, length, horizontal in cars.values():
         for i in range(length):
@@ -322,10 +257,6 @@ _EMPTY_DRAWING = "\n".join([EMPTY * SIZE] * SIZE)
 """The empty lot as drawn in the question; cell (r, c) is character ``r * (SIZE + 1) + c``."""
 _DRAWN_CELLS = {placement: tuple(r * (SIZE + 1) + c for r, c in _cells(list(placement))) for placement in _CELL_MASKS}
 """A car's characters in the drawing, per placement (the lot drawn without a board of lists)."""
-_TOKENS = {
-    (letter, amount): f"{letter}{-amount:+d}" for letter in LETTERS for amount in range(-SIZE, SIZE + 1) if amount
-}
-"""The answer's token undoing each backward slide, formatted once."""
 _QUESTION_HEAD = (
     f"Rush Hour on a {SIZE}x{SIZE} parking lot ('.' is empty; each letter is one car, two or three cells "
     f"long). The red car A sits in row {EXIT_ROW + 1}, and the exit is at the right end of that row.\n\n"
@@ -371,32 +302,127 @@ def _place(rng: random.Random, count: int) -> dict[str, Car]:
     return cars
 
 
-def generate(config: Config, rng: random.Random) -> Problem:
+def _puzzle(config: Config, rng: random.Random) -> tuple[dict[str, Car], list[tuple[str, int]]]:
+    """A lot and the backward slides that scattered it: cars placed, then the walk, again
+    until A ends off the exit with a car between it and the exit. Backwards, A only ever
+    moves left (moving it right again would undo progress). The walk makes at least
+    ``walk`` slides and goes on (up to twice as many, preferring slides that park a car in
+    A's way) until A is blocked; the slides made are the budget."""
     while True:
         cars = _place(rng, config.cars)
-        # Backwards, A only ever moves left (moving it right again would undo progress). The
-        # walk makes at least ``walk`` slides and goes on (up to twice as many, preferring
-        # slides that park a car in A's way) until A is off the exit with a car between it and
-        # the exit; the slides made are the budget.
         moves, done = _walk(cars, config.walk, rng)
         if done:
-            break
-    budget = len(moves)
-    # Letters other than A are shuffled, so no letter is tied to a role (B is the upright car
-    # placed first): a constant answer such as "B+2 A+3" cannot ride on the construction.
-    others = sorted(letter for letter in cars if letter != "A")
-    rename = dict(zip(others, rng.sample(others, len(others)), strict=True))
-    rename["A"] = "A"
-    named = {rename[letter]: car for letter, car in cars.items()}
-    cars = {letter: named[letter] for letter in sorted(named)}
+            return cars, moves
+
+
+POOL_SIZE = 2048
+"""Distinct puzzles kept per config; four times as many with at most 5 cars besides A (at
+most 120 orders of their letters), so that a level still has over 100,000 questions."""
+ORDERS = 4096
+"""Orders of the letters other than A an item picks from (all of them when fewer)."""
+_MAX_POOLS = 8
+"""Configs whose pools are kept at once; the least recently used is dropped beyond that."""
+Pooled = tuple[str, str, int, tuple[tuple[int, int, int, int], ...]]
+"""A pooled puzzle: the lot drawn and the answer with car ``i`` (after A) written ``{i}``,
+the budget, and the cars' placements (A first)."""
+_POOLS: OrderedDict[tuple[int, int], tuple[Pooled, ...]] = OrderedDict()
+_ORDERS: dict[int, tuple[tuple[tuple[str, ...], tuple[int, ...]], ...]] = {}
+_LAST: list[Any] = [None, None]
+"""The last config and its pool: consecutive items of one config skip the key lookup."""
+
+
+def _seed(*parts: object) -> int:
+    """A fixed seed from a pool's name and knobs (SHA-256, the same in every process)."""
+    return int.from_bytes(hashlib.sha256(repr((NAME, *parts)).encode()).digest()[:16], "big")
+
+
+def _pooled(cars: dict[str, Car], moves: list[tuple[str, int]]) -> Pooled:
+    """A puzzle with its cars numbered in letter order (0 is A, then 1, 2, ...; a car that
+    found no room leaves no gap) and its letters left as ``{i - 1}`` fields, A's written
+    out."""
+    slot = {letter: i for i, letter in enumerate(cars)}
+    fields = ["A", *(f"{{{i}}}" for i in range(len(cars) - 1))]
     cells = list(_EMPTY_DRAWING)
     for letter, (r, c, length, horizontal) in cars.items():
         for i in _DRAWN_CELLS[r, c, length, horizontal]:
-            cells[i] = letter
-    tokens = _TOKENS
-    answer = " ".join([tokens[rename[letter], amount] for letter, amount in reversed(moves)])
-    question = f"{_QUESTION_HEAD}{''.join(cells)}{_QUESTION_MIDDLE}{budget}{_QUESTION_TAIL}"
-    return Problem(question, answer, {"cars": cars, "budget": budget})
+            cells[i] = fields[slot[letter]]
+    answer = " ".join(f"{fields[slot[letter]]}{-amount:+d}" for letter, amount in reversed(moves))
+    placements = tuple((r, c, length, horizontal) for r, c, length, horizontal in cars.values())
+    return "".join(cells), answer, len(moves), placements
+
+
+def _pool(config: Config) -> tuple[Pooled, ...]:
+    """``POOL_SIZE`` distinct puzzles for ``config`` (or 4x, fewer if eight times as many draws
+    find no more), made once from a seed fixed by the knobs, the same in every process,
+    and kept for the last ``_MAX_POOLS`` configs. The walk costs a few hundred
+    microseconds at the top level; an item picks a puzzle and an order of its letters."""
+    key = (config.cars, config.walk)
+    pool = _POOLS.get(key)
+    if pool is not None:
+        _POOLS.move_to_end(key)
+        return pool
+    rng = random.Random(_seed("pool", key))
+    seen: set[tuple[str, int]] = set()
+    made: list[Pooled] = []
+    size = POOL_SIZE * (4 if config.cars <= 5 else 1)
+    for _ in range(8 * size):
+        puzzle = _pooled(*_puzzle(config, rng))
+        if (puzzle[0], puzzle[2]) not in seen:
+            seen.add((puzzle[0], puzzle[2]))
+            made.append(puzzle)
+            if len(made) == size:
+                break
+    pool = _POOLS[key] = tuple(made)
+    if len(_POOLS) > _MAX_POOLS:
+        _POOLS.popitem(last=False)
+    return pool
+
+
+def _orders(count: int) -> tuple[tuple[tuple[str, ...], tuple[int, ...]], ...]:
+    """For ``count`` cars besides A: orders of the letters B, C, ... (every one when there
+    are at most ``ORDERS``, else that many distinct ones drawn from a fixed seed), each with
+    the car each letter names (its inverse): letter ``j`` goes to the car at ``inverse[j]``."""
+    orders = _ORDERS.get(count)
+    if orders is None:
+        letters = LETTERS[1 : count + 1]
+        if math.factorial(count) <= ORDERS:
+            picked = list(itertools.permutations(range(count)))
+        else:
+            rng = random.Random(_seed("orders", count))
+            distinct: dict[tuple[int, ...], None] = {}
+            while len(distinct) < ORDERS:
+                distinct[tuple(rng.sample(range(count), count))] = None
+            picked = list(distinct)
+        made = []
+        for order in picked:
+            inverse = [0] * count
+            for i, j in enumerate(order):
+                inverse[j] = i
+            made.append((tuple(letters[j] for j in order), tuple(inverse)))
+        orders = _ORDERS[count] = tuple(made)
+    return orders
+
+
+def generate(config: Config, rng: random.Random) -> Problem:
+    """One 64-bit draw: a puzzle from :func:`_pool` (the low 32 bits) and an order of its
+    letters other than A (the high ones), so no letter is tied to a role (B is the upright
+    car placed first) and a constant answer such as "B+2 A+3" cannot ride on the
+    construction."""
+    last = _LAST
+    if last[0] is config:
+        pool = last[1]
+    else:
+        pool = _pool(config)
+        last[0], last[1] = config, pool
+    r = rng.getrandbits(64)
+    drawing, answer, budget, placements = pool[(r & 0xFFFFFFFF) * len(pool) >> 32]
+    orders = _ORDERS.get(len(placements) - 1) or _orders(len(placements) - 1)
+    letters, inverse = orders[(r >> 32) * len(orders) >> 32]
+    cars = {"A": list(placements[0])}
+    for letter, i in zip(LETTERS[1:], inverse):
+        cars[letter] = list(placements[i + 1])
+    question = f"{_QUESTION_HEAD}{drawing.format(*letters)}{_QUESTION_MIDDLE}{budget}{_QUESTION_TAIL}"
+    return Problem(question, answer.format(*letters), {"cars": cars, "budget": budget})
 
 
 def _parse(token: str) -> tuple[str, int] | None:
