@@ -332,7 +332,7 @@ def test_pools_are_the_plain_construction() -> None:
                 expected.append((drawing, answer, len(moves)))
         assert [(*_filled(p, tuple(rh.LETTERS[1:])), p[2]) for p in pool[:30]] == expected
         rh._POOLS.clear()
-        rh._LAST[:] = [None, None]
+        rh._LAST[:] = [(None, None)]
         assert rh._pool(config) == pool
 
 

@@ -327,8 +327,9 @@ Pooled = tuple[str, str, int, tuple[tuple[int, int, int, int], ...]]
 the budget, and the cars' placements (A first)."""
 _POOLS: OrderedDict[tuple[int, int], tuple[Pooled, ...]] = OrderedDict()
 _ORDERS: dict[int, tuple[tuple[tuple[str, ...], tuple[int, ...]], ...]] = {}
-_LAST: list[Any] = [None, None]
-"""The last config and its pool: consecutive items of one config skip the key lookup."""
+_LAST: list[Any] = [(None, None)]
+"""The last config and its pool, one pair (swapped whole, so a thread never sees one
+config with another's pool): consecutive items of one config skip the key lookup."""
 
 
 def _seed(*parts: object) -> int:
@@ -408,12 +409,12 @@ def generate(config: Config, rng: random.Random) -> Problem:
     letters other than A (the high ones), so no letter is tied to a role (B is the upright
     car placed first) and a constant answer such as "B+2 A+3" cannot ride on the
     construction."""
-    last = _LAST
+    last = _LAST[0]
     if last[0] is config:
         pool = last[1]
     else:
         pool = _pool(config)
-        last[0], last[1] = config, pool
+        _LAST[0] = (config, pool)
     r = rng.getrandbits(64)
     drawing, answer, budget, placements = pool[(r & 0xFFFFFFFF) * len(pool) >> 32]
     orders = _ORDERS.get(len(placements) - 1) or _orders(len(placements) - 1)
