@@ -253,10 +253,18 @@ def judge(
     ``calls``, their places to ``deciding``) and the rules relied on."""
     if kind == "status":
         return
-    checks = [c for c in _checks(ctx, op, row) if c not in calls]  # an owner's records read once
+    # An owner's records read once. By key, not by comparing models: a history rule's reads can be
+    # thousands of pages in a large world, and every record of a sweep asks again.
+    have = {_key(c) for c in calls}
+    checks = [c for c in _checks(ctx, op, row) if _key(c) not in have]
     deciding += range(len(calls), len(calls) + len(checks))  # reads that settle a staff rule
     calls += checks
     rules |= {r.id for r in ctx.policy.staff_rules(op.name)}
+
+
+def _key(call: ToolCall) -> str:
+    """A call as a hashable key: two calls are the same read exactly when their keys are equal."""
+    return json.dumps([call.tool, call.arguments], sort_keys=True, default=str)
 
 
 def refusal(op: TransitionTool, row: dict[str, Any], kind: str, rule: Rule | None) -> dict[str, Any] | None:
