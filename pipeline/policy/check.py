@@ -22,14 +22,29 @@ from pipeline.runtime.task import ToolCall
 from pipeline.tools.specs import ToolSpec
 from pipeline.world.sqlnames import quote_ident as _q
 
+Owners = dict[tuple[str, Any], list[dict[str, Any]]]
+"""(history rule id, owner) -> the owner's records of the rule's table, read once while the state
+does not change (a pass over every record of a table would otherwise read each owner's records once
+per record they own: the square of their count)."""
 
-def _children(conn: sqlite3.Connection, rule: Rule, row: dict[str, Any]) -> list[dict[str, Any]]:
+
+def _children(
+    conn: sqlite3.Connection, rule: Rule, row: dict[str, Any], owners: Owners | None = None
+) -> list[dict[str, Any]]:
     """The records a staff rule reads beyond ``row``: its children (``related``), or its owner's
-    records of the same table (``history``)."""
+    records of the same table (``history``; from ``owners`` where it holds them)."""
     if rule.kind == "related" and rule.child is not None and rule.via is not None:
         cur = conn.execute(f"SELECT * FROM {_q(rule.child)} WHERE {_q(rule.via)} = ?", (row["id"],))
     elif rule.kind == "history" and rule.via is not None and row.get(rule.via) is not None:
+        key = (rule.id, row[rule.via])
+        if owners is not None and key in owners:
+            return owners[key]
         cur = conn.execute(f"SELECT * FROM {_q(rule.table)} WHERE {_q(rule.via)} = ?", (row[rule.via],))
+        names = [d[0] for d in cur.description]
+        found = [dict(zip(names, r)) for r in cur.fetchall()]
+        if owners is not None:
+            owners[key] = found
+        return found
     else:
         return []
     names = [d[0] for d in cur.description]
@@ -56,14 +71,19 @@ def blocking_rule(
 
 
 def first_blocking(
-    rules: Iterable[Rule], conn: sqlite3.Connection, row: dict[str, Any], clock: str, earlier: Earlier | None = None
+    rules: Iterable[Rule],
+    conn: sqlite3.Connection,
+    row: dict[str, Any],
+    clock: str,
+    earlier: Earlier | None = None,
+    owners: Owners | None = None,
 ) -> Rule | None:
     """The first of the staff ``rules`` that forbids its operation on ``row`` (its related records read
-    from ``conn`` where a rule needs them; a history rule's count includes the request's ``earlier``
-    writes), or None."""
+    from ``conn`` where a rule needs them, an owner's records kept in ``owners`` where given; a history
+    rule's count includes the request's ``earlier`` writes), or None."""
     for rule in rules:
         before = 0 if earlier is None or rule.kind != "history" else earlier.get((rule.id, row.get(str(rule.via))), 0)
-        if blocks(rule, row, clock, _children(conn, rule, row), before):
+        if blocks(rule, row, clock, _children(conn, rule, row, owners), before):
             return rule
     return None
 

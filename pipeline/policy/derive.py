@@ -30,7 +30,7 @@ from contextvars import ContextVar
 from decimal import Decimal
 from typing import Any
 
-from pipeline.policy.check import first_blocking
+from pipeline.policy.check import Owners, first_blocking
 from pipeline.policy.fees import (
     cap_rule,
     fee_rule,
@@ -425,7 +425,8 @@ def _derive_policy(schema: Schema, conn: sqlite3.Connection, clock: str, seed: i
         if when is None:
             continue
         ruling = [r for r in rules if r.kind in STAFF_KINDS and r.operation == op.name]
-        rows = [r for r in _rows(conn, table, op) if first_blocking(ruling, conn, r, clock) is None]
+        owners: Owners = {}  # the state does not change here: each owner's records read once
+        rows = [r for r in _rows(conn, table, op) if first_blocking(ruling, conn, r, clock, owners=owners) is None]
         paths = ownership(schema, table)
         owner = paths[0][0] if paths and len(paths[0]) == 1 else None
         paid = paid_by_record(conn, fee)
