@@ -150,7 +150,13 @@ def _run(tree: Path, rows: int, world: str, timeout: float | None) -> dict[str, 
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
-        return {"rows": rows, "tree": str(tree), "load": [round(x, 2) for x in load], "timeout_s": timeout}
+        return {
+            "rows": rows,
+            "world": world,
+            "tree": str(tree),
+            "load": [round(x, 2) for x in load],
+            "timeout_s": timeout,
+        }
     if proc.returncode != 0:
         raise RuntimeError(f"{tree} at {rows} rows failed:\n{proc.stderr[-3000:]}")
     result = json.loads(proc.stdout.strip().splitlines()[-1])

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 from sample_bundles import sample_bundles
 
-from pipeline.policy.check import blocking_rule
+from pipeline.policy.check import Earlier, blocking_rule, count_write
+from pipeline.policy.fees import row_of
 from pipeline.policy.model import Policy
 from pipeline.runtime.environment import Environment
 from pipeline.runtime.task import Task
@@ -123,6 +124,28 @@ def _limit_proven(env: Environment, conn: sqlite3.Connection, task: Task, record
     return False
 
 
+def _earlier(policy: Policy, conn: sqlite3.Connection, task: Task, op: Operation, record: Any) -> Earlier:
+    """What a history rule counts for ``record`` beyond the state: the records the reference sets to the
+    operation's status that the line takes before it (more recent by the priority line's time, ties
+    by id), each of its owner's counted once."""
+    when = next((r.column for r in policy.rules if r.kind == "priority" and r.table == op.table), None)
+    earlier: Earlier = {}
+    if when is None:
+        return earlier
+
+    def rank(row: dict[str, Any]) -> tuple[str, Any]:
+        return (str(row[str(when)]), row["id"])
+
+    target = row_of(conn, op.table, record)
+    if target is None:
+        return earlier
+    for call in task.solution:
+        row = row_of(conn, op.table, call.arguments.get("id")) if call.tool == op.name else None
+        if row is not None and row["id"] != record and rank(row) > rank(target):
+            count_write(policy, op.table, op.to, row, earlier)
+    return earlier
+
+
 def infeasibility_proofs(path: Path) -> Counter[str]:
     """Every refusal a bundle's tasks expect, proven: a status refusal by the search (no legal
     sequence of moves reaches the goal), a policy refusal by the rule that blocks the record, a
@@ -144,7 +167,9 @@ def infeasibility_proofs(path: Path) -> Counter[str]:
                     assert refusal_is_sound(env.schema, op.table, op.column, str(value), op.to) is None, where
                 elif kind == "policy":
                     assert op is not None and policy is not None, where
-                    rule = blocking_rule(policy, conn, op.table, op.to, record)
+                    rule = blocking_rule(
+                        policy, conn, op.table, op.to, record, _earlier(policy, conn, task, op, record)
+                    )
                     assert rule is not None and rule.id == value, where
                 elif kind == "missing":
                     empty = [g for g in task.grounding if g.total == 0]
