@@ -34,19 +34,19 @@ def _children(
     """The records a staff rule reads beyond ``row``: its children (``related``), or its owner's
     records of the same table (``history``; from ``owners`` where it holds them)."""
     if rule.kind == "related" and rule.child is not None and rule.via is not None:
-        cur = conn.execute(f"SELECT * FROM {_q(rule.child)} WHERE {_q(rule.via)} = ?", (row["id"],))
-    elif rule.kind == "history" and rule.via is not None and row.get(rule.via) is not None:
-        key = (rule.id, row[rule.via])
-        if owners is not None and key in owners:
-            return owners[key]
-        cur = conn.execute(f"SELECT * FROM {_q(rule.table)} WHERE {_q(rule.via)} = ?", (row[rule.via],))
-        names = [d[0] for d in cur.description]
-        found = [dict(zip(names, r)) for r in cur.fetchall()]
+        return _dicts(conn.execute(f"SELECT * FROM {_q(rule.child)} WHERE {_q(rule.via)} = ?", (row["id"],)))
+    if rule.kind != "history" or rule.via is None or row.get(rule.via) is None:
+        return []
+    key = (rule.id, row[rule.via])
+    found = None if owners is None else owners.get(key)
+    if found is None:
+        found = _dicts(conn.execute(f"SELECT * FROM {_q(rule.table)} WHERE {_q(rule.via)} = ?", (row[rule.via],)))
         if owners is not None:
             owners[key] = found
-        return found
-    else:
-        return []
+    return found
+
+
+def _dicts(cur: sqlite3.Cursor) -> list[dict[str, Any]]:
     names = [d[0] for d in cur.description]
     return [dict(zip(names, r)) for r in cur.fetchall()]
 
