@@ -11,6 +11,8 @@ exactly one correct answer. Generation (:mod:`pipeline.tasks`) writes these reco
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -25,6 +27,17 @@ class ToolCall(BaseModel):
 
     tool: str
     arguments: dict[str, Any]
+
+    def key(self) -> str:
+        """This call as a hashable key (:func:`call_key`)."""
+        return call_key(self.tool, self.arguments)
+
+
+def call_key(tool: str, arguments: Mapping[str, Any]) -> str:
+    """A call as a hashable key: two calls are the same read exactly when their keys are equal
+    (arguments in any order; a date or a decimal by its text). Memoised reads and the reference's
+    "read once" both go by it."""
+    return json.dumps([tool, arguments], sort_keys=True, default=str)
 
 
 class Grounding(BaseModel):

@@ -21,7 +21,7 @@ from typing import Any, Literal, NamedTuple
 import numpy as np
 
 from pipeline.policy.model import Policy
-from pipeline.runtime.task import Grounding, ToolCall
+from pipeline.runtime.task import Grounding, ToolCall, call_key
 from pipeline.tasks.filters import ColumnValues, Filter, FilterOp, Rows
 from pipeline.tasks.model import Skip
 from pipeline.tasks.phrasing import Phrasebook
@@ -154,7 +154,7 @@ class Context:
         return result
 
     def call(self, tool: str, arguments: dict[str, Any]) -> Any:
-        key = json.dumps([tool, arguments], sort_keys=True, default=str)
+        key = call_key(tool, arguments)
         return self._held(key, lambda: self.executor.call(self.conn, tool, dict(arguments)))
 
     def list_call(self, table: Table, arguments: dict[str, Any]) -> ToolCall:

@@ -28,7 +28,6 @@ clean instruction is never dropped for wording a person would use.
 
 from __future__ import annotations
 
-import json
 import re
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
@@ -37,7 +36,7 @@ from functools import cache
 from itertools import pairwise
 from typing import Any
 
-from pipeline.runtime.task import Task, ToolCall
+from pipeline.runtime.task import Task, ToolCall, call_key
 from pipeline.tasks.phrasing import Phrasebook, split_refusal_form
 from pipeline.tasks.words import NUMERIC, column_words, plural_words, relation_words, with_article, words
 from pipeline.tools.executor import Executor, ToolError
@@ -183,7 +182,7 @@ def filter_violations(world: World, solution: Sequence[ToolCall], family: str) -
 
 
 def _total(world: World, tool: str, arguments: dict[str, Any]) -> int | None:
-    key = json.dumps([tool, arguments], sort_keys=True, default=str)
+    key = call_key(tool, arguments)
     if key not in world.totals:
         try:
             world.totals[key] = int(world.executor.call(world.conn, tool, {**arguments, "limit": 1})["total"])

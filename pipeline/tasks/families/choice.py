@@ -367,10 +367,15 @@ def _reference(
         for c in _checks(ctx, op, facts[chosen].row, r)
     ]
 
+    # By key, not by comparing models one by one: a history rule's reads can run to many pages.
+    have = {c.key() for c in (*calls, *covered)}
+
     def fresh(new: list[ToolCall]) -> list[ToolCall]:
         out: list[ToolCall] = []
+        mine: set[str] = set()
         for call in new:
-            if call not in calls and call not in covered and call not in out:
+            if (key := call.key()) not in have and key not in mine:
+                mine.add(key)
                 out.append(call)
         return out
 
@@ -378,6 +383,7 @@ def _reference(
         for call in fresh(new):
             deciding.append(len(calls))
             calls.append(call)
+            have.add(call.key())
 
     best = facts[chosen]
     rules |= {r.id for r in ctx.policy.staff_rules(op.name)}

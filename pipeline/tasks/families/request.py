@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
+from types import MappingProxyType
 from typing import Any
 
 from pipeline.policy.check import Earlier, blocking_rule, count_write
@@ -125,8 +126,9 @@ def _two_ways(path: Path, paths: list[Path]) -> bool:
     )
 
 
-def _owned(ctx: Context, table: Table, path: Path) -> dict[Any, list[dict[str, Any]]]:
-    """Each person's records of ``table`` (memoised: the state does not change during generation)."""
+def _owned(ctx: Context, table: Table, path: Path) -> Mapping[Any, list[dict[str, Any]]]:
+    """Each person's records of ``table`` (memoised: the state does not change during generation),
+    as a read-only view: a copy per call cost more than the search it served in a large world."""
     key = ("request_owned", table.name, tuple(fk.name for fk in path))
     if key not in ctx.memo:
         owner_of: dict[Any, Any] | None = None
@@ -140,7 +142,7 @@ def _owned(ctx: Context, table: Table, path: Path) -> dict[Any, list[dict[str, A
             if owner is not None:
                 owned.setdefault(owner, []).append(row)
         ctx.memo[key] = owned
-    return dict(ctx.memo[key])
+    return MappingProxyType(ctx.memo[key])
 
 
 def agrees(ctx: Context, table: Table, path: Path, owner: Any) -> bool:
@@ -255,16 +257,24 @@ def judge(
         return
     # An owner's records read once. By key, not by comparing models: a history rule's reads can be
     # thousands of pages in a large world, and every record of a sweep asks again.
-    have = {_key(c) for c in calls}
-    checks = [c for c in _checks(ctx, op, row) if _key(c) not in have]
+    have = _keys_of(ctx, calls)
+    checks = [c for c in _checks(ctx, op, row) if c.key() not in have]
     deciding += range(len(calls), len(calls) + len(checks))  # reads that settle a staff rule
     calls += checks
     rules |= {r.id for r in ctx.policy.staff_rules(op.name)}
 
 
-def _key(call: ToolCall) -> str:
-    """A call as a hashable key: two calls are the same read exactly when their keys are equal."""
-    return json.dumps([call.tool, call.arguments], sort_keys=True, default=str)
+def _keys_of(ctx: Context, calls: list[ToolCall]) -> set[str]:
+    """The keys of ``calls``, kept up to date as the list grows: a request's calls are only ever
+    appended to, so each is keyed once, not once per record judged (a sweep of twenty records over a
+    history rule's thousand pages would key twenty thousand calls)."""
+    held = ctx.memo.get(("call_keys",))
+    if held is None or held[0] is not calls or held[1] > len(calls):
+        held = ctx.memo[("call_keys",)] = [calls, 0, set()]
+    held[2].update(c.key() for c in calls[held[1] :])
+    held[1] = len(calls)
+    keys: set[str] = held[2]
+    return keys
 
 
 def refusal(op: TransitionTool, row: dict[str, Any], kind: str, rule: Rule | None) -> dict[str, Any] | None:
@@ -303,13 +313,18 @@ def _recent_calls(ctx: Context, rule: Rule, owner: Any) -> list[ToolCall]:
     had some, and how many, show there. Where the tools cannot filter by that time, the owner's own
     records instead (one read per owner)."""
     table = ctx.schema.table(rule.table)
-    if str(rule.column) not in ctx.filterable(table):
-        return ctx.fetch_all(table, {str(rule.via): owner})[1]
-    today = date.fromisoformat(ctx.policy.clock[:10])
-    first, last = today - timedelta(days=int(rule.limit or 0)), today
-    column = table.column(str(rule.column))
-    args = merge([Filter(column, "from", first.isoformat()), Filter(column, "to", last.isoformat())])
-    return ctx.fetch_all(table, args)[1]
+    by_owner = str(rule.column) not in ctx.filterable(table)
+    key = ("recent_calls", rule.id, owner if by_owner else None)
+    if key not in ctx.memo:  # the calls alone, kept: the rows a read returns are not needed here
+        if by_owner:
+            args = {str(rule.via): owner}
+        else:
+            today = date.fromisoformat(ctx.policy.clock[:10])
+            first, last = today - timedelta(days=int(rule.limit or 0)), today
+            column = table.column(str(rule.column))
+            args = merge([Filter(column, "from", first.isoformat()), Filter(column, "to", last.isoformat())])
+        ctx.memo[key] = tuple(ctx.fetch_all(table, args)[1])  # ToolCall is frozen: shared safely
+    return list(ctx.memo[key])
 
 
 Accept = Callable[[TransitionTool, Table, list[dict[str, Any]], list[str]], bool]
