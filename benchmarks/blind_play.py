@@ -115,8 +115,8 @@ def setup(args: argparse.Namespace) -> None:
             "",
             "## Tools (call: POST /tools/NAME with header X-Session-Id and a JSON body of the arguments)",
             "",
-            "These routes take each filter as a top-level argument, named as each tool's parameters list it (the "
-            "system text's where object is how the trainer adapters fold the same filters).",
+            "These routes take each filter as a top-level argument, named as each tool's parameters list it: "
+            "where the system text says filters go in the where object, put them at the top level here.",
             "",
             "```json",
             json.dumps(tools, indent=1),
@@ -124,7 +124,9 @@ def setup(args: argparse.Namespace) -> None:
             "",
             "## Answer",
             "",
-            'POST /sessions/SESSION_ID/step with body {"action": {"answer": "<your final answer as a string>"}}, once.',
+            "The system text's submit_answer is this route here: POST /sessions/SESSION_ID/step with body "
+            '{"action": {"answer": ANSWER}}, once, ANSWER a JSON value: a string, or the JSON object or list the '
+            "request asks for, sent as JSON (not as a string).",
         ]
         (briefs / f"task{n:02d}.md").write_text("\n".join(brief) + "\n")
         secret.append(

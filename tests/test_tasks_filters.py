@@ -190,3 +190,47 @@ def test_a_related_rule_s_hits_in_one_scan_are_the_hits_per_value() -> None:
     rank = Column(name="rank", sql_type="INTEGER", semantic="category", values=("1", "2"))
     assert _hits(conn, child, fk, rank) is None  # not text: "=" converts, so each value is asked in SQL
     conn.close()
+
+
+def test_a_parents_latest_and_earliest_rows_match_the_grouped_query(bundles: dict[str, Any]) -> None:
+    """``locate._ends`` reads a parent's latest and earliest child from the held columns; the grouped
+    SQL query it replaced is the reading it must equal, on every table, reference and time column of
+    every starter bundle (ties, missing times and missing parents included)."""
+    from pathlib import Path
+
+    from pipeline.policy.model import Policy
+    from pipeline.runtime.environment import Environment
+    from pipeline.tasks import locate
+    from pipeline.tasks.phrasing import Phrasebook
+    from pipeline.tools.executor import open_copy
+    from pipeline.world.sqlnames import quote_ident
+
+    checked = 0
+    for path in bundles.values():
+        env = Environment.from_bundle(Path(path))
+        conn = open_copy(env.bundle.state_bytes)
+        try:
+            policy = Policy.model_validate(env.bundle.manifest.policy_rules)
+            ctx = Context(env.schema, env.toolset, env.executor, conn, policy.clock, 0, Phrasebook.load(), policy)
+            for table in env.schema.tables:
+                rows = ctx.rows(table)
+                for fk in table.foreign_keys:
+                    for col in ctx.times(table):
+                        t, f, c = quote_ident(table.name), quote_ident(fk.name), quote_ident(col.name)
+                        query = (
+                            f"SELECT a.id FROM {t} a JOIN (SELECT {f} AS p, max({c}) AS hi, min({c}) AS lo FROM {t} "
+                            f"WHERE {f} IS NOT NULL GROUP BY {f}) g ON a.{f} = g.p AND (a.{c} = g.hi OR a.{c} = g.lo)"
+                        )
+                        expected = {r[0] for r in conn.execute(query)}
+                        assert locate._ends(ctx, table, rows, fk.name, col.name) == expected, (table.name, fk.name)
+                        checked += 1
+        finally:
+            conn.close()
+            env.close()
+    assert checked >= 10
+
+
+def test_rows_with_ids_keep_the_query_order() -> None:
+    rows = Rows(["id", "v"], [(1, "a"), (3, "b"), (4, None), (9, "c")])
+    assert [r["id"] for r in rows.with_ids({9, 1, 4})] == [1, 4, 9]
+    assert list(rows.with_ids(set())) == []

@@ -17,33 +17,25 @@ from decimal import Decimal
 from typing import Any
 
 from pipeline.policy.fees import refund_of, row_of
-from pipeline.policy.model import Policy, Rule, blocks
+from pipeline.policy.model import Policy, Rule, blocks, recent
 from pipeline.runtime.task import ToolCall
 from pipeline.tools.specs import ToolSpec
 from pipeline.world.sqlnames import quote_ident as _q
 
-Owners = dict[tuple[str, Any], list[dict[str, Any]]]
-"""(history rule id, owner) -> the owner's records of the rule's table, read once while the state
-does not change (a pass over every record of a table would otherwise read each owner's records once
-per record they own: the square of their count)."""
+Owners = dict[tuple[str, Any], int]
+"""(history rule id, owner) -> how many of the owner's records the rule counts in the state, read and
+counted once while the state does not change (a pass over every record of a table would otherwise
+read and count each owner's records once per record they own: the square of their count)."""
 
 
-def _children(
-    conn: sqlite3.Connection, rule: Rule, row: dict[str, Any], owners: Owners | None = None
-) -> list[dict[str, Any]]:
+def _children(conn: sqlite3.Connection, rule: Rule, row: dict[str, Any]) -> list[dict[str, Any]]:
     """The records a staff rule reads beyond ``row``: its children (``related``), or its owner's
-    records of the same table (``history``; from ``owners`` where it holds them)."""
+    records of the same table (``history``)."""
     if rule.kind == "related" and rule.child is not None and rule.via is not None:
         return _dicts(conn.execute(f"SELECT * FROM {_q(rule.child)} WHERE {_q(rule.via)} = ?", (row["id"],)))
     if rule.kind != "history" or rule.via is None or row.get(rule.via) is None:
         return []
-    key = (rule.id, row[rule.via])
-    found = None if owners is None else owners.get(key)
-    if found is None:
-        found = _dicts(conn.execute(f"SELECT * FROM {_q(rule.table)} WHERE {_q(rule.via)} = ?", (row[rule.via],)))
-        if owners is not None:
-            owners[key] = found
-    return found
+    return _dicts(conn.execute(f"SELECT * FROM {_q(rule.table)} WHERE {_q(rule.via)} = ?", (row[rule.via],)))
 
 
 def _dicts(cur: sqlite3.Cursor) -> list[dict[str, Any]]:
@@ -83,7 +75,13 @@ def first_blocking(
     rule's count includes the request's ``earlier`` writes), or None."""
     for rule in rules:
         before = 0 if earlier is None or rule.kind != "history" else earlier.get((rule.id, row.get(str(rule.via))), 0)
-        if blocks(rule, row, clock, _children(conn, rule, row, owners), before):
+        if owners is not None and rule.kind == "history" and rule.via is not None and row.get(rule.via) is not None:
+            key = (rule.id, row[rule.via])
+            if key not in owners:
+                owners[key] = recent(rule, _children(conn, rule, row), clock)
+            if blocks(rule, row, clock, [], before + owners[key]):  # the owner's count, read once
+                return rule
+        elif blocks(rule, row, clock, _children(conn, rule, row), before):
             return rule
     return None
 

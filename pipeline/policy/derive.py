@@ -105,17 +105,16 @@ def _money(value: float) -> str:
     return f"{value:,.2f}"
 
 
-_HELD: ContextVar[dict[tuple[str, str, tuple[str, ...]], list[dict[str, Any]]] | None] = ContextVar(
-    "derive_held_rows", default=None
-)
-"""Within one :func:`derive_policy`, the records each operation's lifecycle allows it on, read once:
-every kind of rule and the fee lines read them, a scan of a large table each time otherwise."""
+_HELD: ContextVar[dict[tuple[Any, ...], Any] | None] = ContextVar("derive_held_rows", default=None)
+"""Within one :func:`derive_policy`, what its reads return, read once: the records each operation's
+lifecycle allows it on (every kind of rule and the fee lines read them) and which records a related
+kind's values name (every operation on a table asks): a scan of a large table each time otherwise."""
 
 
 def _rows(conn: sqlite3.Connection, table: Table, op: Operation) -> list[dict[str, Any]]:
     """The records ``op``'s lifecycle allows it on (to read, not to change: one derivation shares them)."""
     held = _HELD.get()
-    key = (table.name, op.column, tuple(op.allowed_from))
+    key = ("rows", table.name, op.column, tuple(op.allowed_from))
     if held is not None and key in held:
         return list(held[key])
     marks = ", ".join("?" for _ in op.allowed_from)
@@ -192,11 +191,17 @@ def _hits(conn: sqlite3.Connection, child: Table, fk: Column, column: Column) ->
     values = column.values or ()
     if column.sql_type != "TEXT" or not all(isinstance(v, str) for v in values):
         return None
+    held, key = _HELD.get(), ("hits", child.name, fk.name, column.name)
+    if held is not None and key in held:
+        found: dict[str, set[Any]] = held[key]  # only read: each caller intersects, never changes it
+        return found
     hits: dict[str, set[Any]] = {v: set() for v in values}
     marks = ", ".join("?" for _ in values)
     sql = f"SELECT DISTINCT {_q(column.name)}, {_q(fk.name)} FROM {_q(child.name)} WHERE {_q(column.name)} IN ({marks})"
     for value, ref in conn.execute(sql, tuple(values)):
         hits[value].add(ref)
+    if held is not None:
+        held[key] = hits
     return hits
 
 

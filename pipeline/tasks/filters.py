@@ -190,6 +190,12 @@ class Rows(Sequence[dict[str, Any]]):
             self._where[key] = found
         return found
 
+    def with_ids(self, ids: set[Any]) -> Rows:
+        """The rows whose id is in ``ids``, in the same order: what ``WHERE id IN (...)`` over the same
+        query returns, without a second read (or copy) of the rows."""
+        i = self._names.index("id")
+        return Rows(self._names, [r for r in self._data if r[i] in ids])
+
     def column(self, name: str) -> ColumnValues:
         """One column's values in row order (built once: the rows never change)."""
         if name not in self._columns:

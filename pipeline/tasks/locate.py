@@ -30,7 +30,7 @@ from typing import Any, Literal
 
 from pipeline.runtime.task import Grounding, ToolCall
 from pipeline.tasks.context import Context, Where
-from pipeline.tasks.filters import Filter, merge
+from pipeline.tasks.filters import Filter, Rows, merge
 from pipeline.tasks.model import Skip
 from pipeline.tasks.words import CODE_LIKE, column_words, relation_words, with_article
 from pipeline.world.schema import Column, Table
@@ -372,19 +372,41 @@ def _rank_rows(ctx: Context, table: Table) -> list[dict[str, Any]]:
     """
     if ("rank", table.name) not in ctx.memo:
         ids: set[int] = set()
-        t = quote_ident(table.name)
+        rows = ctx.rows(table)
         for fk in table.foreign_keys:
             for col in ctx.times(table):
-                f, c = quote_ident(fk.name), quote_ident(col.name)
-                ids.update(
-                    r[0]
-                    for r in ctx.conn.execute(
-                        f"SELECT a.id FROM {t} a JOIN (SELECT {f} AS p, max({c}) AS hi, min({c}) AS lo FROM {t} "
-                        f"WHERE {f} IS NOT NULL GROUP BY {f}) g ON a.{f} = g.p AND (a.{c} = g.hi OR a.{c} = g.lo)"
-                    )
-                )
-        ctx.memo[("rank", table.name)] = ctx.rows(table, Where("id", "in", tuple(sorted(ids))))
+                ids |= _ends(ctx, table, rows, fk.name, col.name)
+        ctx.memo[("rank", table.name)] = rows.with_ids(ids)
     return ctx.memo[("rank", table.name)]
+
+
+def _ends(ctx: Context, table: Table, rows: Rows, fk: str, col: str) -> set[int]:
+    """Ids of the rows whose ``col`` is the latest or earliest among the rows of their parent (``fk``):
+    from the held columns in one pass where the times are all text (SQL's ``max``/``min`` order them
+    as Python does), else by one grouped query."""
+    parents, times = rows.column(fk).values, rows.column(col).values
+    if all(v is None or type(v) is str for v in times):
+        hi: dict[Any, str] = {}
+        lo: dict[Any, str] = {}
+        for p, v in zip(parents, times):
+            if p is None or v is None:
+                continue
+            if p not in hi:
+                hi[p] = lo[p] = v
+            elif v > hi[p]:
+                hi[p] = v
+            elif v < lo[p]:
+                lo[p] = v
+        ids = rows.column("id").values
+        return {i for i, p, v in zip(ids, parents, times) if v is not None and p in hi and (v == hi[p] or v == lo[p])}
+    t, f, c = quote_ident(table.name), quote_ident(fk), quote_ident(col)
+    return {
+        r[0]
+        for r in ctx.conn.execute(
+            f"SELECT a.id FROM {t} a JOIN (SELECT {f} AS p, max({c}) AS hi, min({c}) AS lo FROM {t} "
+            f"WHERE {f} IS NOT NULL GROUP BY {f}) g ON a.{f} = g.p AND (a.{c} = g.hi OR a.{c} = g.lo)"
+        )
+    }
 
 
 def find(
