@@ -156,3 +156,34 @@ def test_a_record_is_refused_under_a_history_rule_exactly_when_its_owner_had_eno
 def test_doing_what_the_rule_refuses_scores_zero(env: Environment, name: str) -> None:
     tasks = [t for t, _, _ in ruled_tasks(env, "history")]
     assert exploit_scores_zero(env, tasks, name), f"{name} has a task to try"
+
+
+def test_counts_kept_for_every_owner_equal_each_owners_own_count(env: Environment) -> None:
+    """``Owners`` counts a history rule for every owner in one pass over its table (the families keep
+    them for a build); each count must be what reading that owner's records alone gives, and a record
+    is refused the same way with the counts kept as without them."""
+    from pipeline.policy.check import Owners, _children, blocking_rule
+    from pipeline.policy.model import recent
+    from pipeline.tools.executor import open_copy
+
+    policy = _policy(env)
+    rules = [r for r in policy.rules if r.kind == "history"]
+    assert rules, "the fixture world has a history rule"
+    conn = open_copy(env.bundle.state_bytes)
+    try:
+        owners: Owners = {}
+        checked = 0
+        for rule in rules:
+            ids = [r[0] for r in conn.execute(f'SELECT id FROM "{rule.table}" ORDER BY id')]
+            for row_id in ids:
+                kept = blocking_rule(policy, conn, rule.table, str(rule.goal), row_id, owners=owners)
+                assert kept == blocking_rule(policy, conn, rule.table, str(rule.goal), row_id)
+            for (rule_id, owner), count in owners.items():
+                if rule_id != rule.id or not isinstance(owner, int):
+                    continue
+                alone = recent(rule, _children(conn, rule, {str(rule.via): owner}), policy.clock)
+                assert count == alone, (rule.id, owner)
+                checked += 1
+        assert checked > 10
+    finally:
+        conn.close()

@@ -23,9 +23,13 @@ from pipeline.tools.specs import ToolSpec
 from pipeline.world.sqlnames import quote_ident as _q
 
 Owners = dict[tuple[str, Any], int]
-"""(history rule id, owner) -> how many of the owner's records the rule counts in the state, read and
-counted once while the state does not change (a pass over every record of a table would otherwise
-read and count each owner's records once per record they own: the square of their count)."""
+"""(history rule id, owner) -> how many of the owner's records the rule counts in the state, counted
+for every owner in one pass over the rule's table the first time the rule is asked about, while the
+state does not change (reading one owner's records is a scan of the table too, so a pass over every
+record of a table would otherwise cost the square of its size)."""
+
+_COUNTED = object()
+"""The owner under which :data:`Owners` marks a rule whose counts are all in."""
 
 
 def _children(conn: sqlite3.Connection, rule: Rule, row: dict[str, Any]) -> list[dict[str, Any]]:
@@ -36,6 +40,19 @@ def _children(conn: sqlite3.Connection, rule: Rule, row: dict[str, Any]) -> list
     if rule.kind != "history" or rule.via is None or row.get(rule.via) is None:
         return []
     return _dicts(conn.execute(f"SELECT * FROM {_q(rule.table)} WHERE {_q(rule.via)} = ?", (row[rule.via],)))
+
+
+def _count_all(conn: sqlite3.Connection, rule: Rule, clock: str, owners: Owners) -> None:
+    """Fill ``owners`` with ``rule``'s count for every owner: :func:`recent` over each owner's records,
+    which are the records whose ``rule.via`` is that owner (an owner with none counts 0)."""
+    via, column = str(rule.via), str(rule.column)
+    stamps: dict[Any, list[Any]] = {}
+    query = f"SELECT {_q(via)}, {_q(column)} FROM {_q(rule.table)} WHERE {_q(via)} IS NOT NULL"
+    for owner, stamp in conn.execute(query):
+        stamps.setdefault(owner, []).append(stamp)
+    for owner, found in stamps.items():
+        owners[(rule.id, owner)] = recent(rule, [{column: s} for s in found], clock)
+    owners[(rule.id, _COUNTED)] = 0
 
 
 def _dicts(cur: sqlite3.Cursor) -> list[dict[str, Any]]:
@@ -49,17 +66,24 @@ so far: what the state read before the request does not show, and the rule count
 
 
 def blocking_rule(
-    policy: Policy, conn: sqlite3.Connection, table: str, goal: str, row_id: Any, earlier: Earlier | None = None
+    policy: Policy,
+    conn: sqlite3.Connection,
+    table: str,
+    goal: str,
+    row_id: Any,
+    earlier: Earlier | None = None,
+    owners: Owners | None = None,
 ) -> Rule | None:
     """The staff rule that forbids record ``row_id`` of ``table`` reaching ``goal`` (after the request's
-    ``earlier`` writes), or None."""
+    ``earlier`` writes), or None. ``owners``: history counts kept across calls, only while ``conn``'s
+    state does not change."""
     rules = policy.goal_rules(table, goal)
     if not rules:
         return None
     row = row_of(conn, table, row_id)
     if row is None:
         return None
-    return first_blocking(rules, conn, row, policy.clock, earlier)
+    return first_blocking(rules, conn, row, policy.clock, earlier, owners)
 
 
 def first_blocking(
@@ -76,10 +100,9 @@ def first_blocking(
     for rule in rules:
         before = 0 if earlier is None or rule.kind != "history" else earlier.get((rule.id, row.get(str(rule.via))), 0)
         if owners is not None and rule.kind == "history" and rule.via is not None and row.get(rule.via) is not None:
-            key = (rule.id, row[rule.via])
-            if key not in owners:
-                owners[key] = recent(rule, _children(conn, rule, row), clock)
-            if blocks(rule, row, clock, [], before + owners[key]):  # the owner's count, read once
+            if (rule.id, _COUNTED) not in owners:
+                _count_all(conn, rule, clock, owners)
+            if blocks(rule, row, clock, [], before + owners.get((rule.id, row[rule.via]), 0)):  # counted once
                 return rule
         elif blocks(rule, row, clock, _children(conn, rule, row), before):
             return rule
@@ -113,12 +136,17 @@ def goal_of(spec: ToolSpec, arguments: dict[str, Any]) -> str | None:
 
 
 def breaking_call(
-    policy: Policy, specs: dict[str, ToolSpec], conn: sqlite3.Connection, calls: Iterable[ToolCall]
+    policy: Policy,
+    specs: dict[str, ToolSpec],
+    conn: sqlite3.Connection,
+    calls: Iterable[ToolCall],
+    owners: Owners | None = None,
 ) -> tuple[ToolCall, Rule] | None:
     """The first call of ``calls`` a staff rule forbids (read against the initial state ``conn``), or
-    the write that takes the refunds of ``calls`` past the policy's cap on one request."""
+    the write that takes the refunds of ``calls`` past the policy's cap on one request. ``owners``:
+    history counts kept across calls, only while ``conn``'s state does not change."""
     calls = list(calls)
-    return _breaking_record(policy, specs, conn, calls) or _past_cap(policy, specs, conn, calls)
+    return _breaking_record(policy, specs, conn, calls, owners) or _past_cap(policy, specs, conn, calls)
 
 
 def _past_cap(
@@ -146,7 +174,11 @@ def _past_cap(
 
 
 def _breaking_record(
-    policy: Policy, specs: dict[str, ToolSpec], conn: sqlite3.Connection, calls: list[ToolCall]
+    policy: Policy,
+    specs: dict[str, ToolSpec],
+    conn: sqlite3.Connection,
+    calls: list[ToolCall],
+    owners: Owners | None = None,
 ) -> tuple[ToolCall, Rule] | None:
     """The first status write a staff rule forbids, the calls read in order: a history rule counts the
     owner's records the earlier calls set to its goal (each record once)."""
@@ -162,7 +194,7 @@ def _breaking_record(
         table, row_id = str(spec.table), call.arguments["id"]
         if (table, row_id, goal) in done:
             continue  # already there: a repeated write is not a second one for the count
-        rule = blocking_rule(policy, conn, table, goal, row_id, earlier)
+        rule = blocking_rule(policy, conn, table, goal, row_id, earlier, owners)
         if rule is not None:
             return call, rule
         row = row_of(conn, table, row_id)

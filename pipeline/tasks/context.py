@@ -20,6 +20,7 @@ from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
+from pipeline.policy.check import Owners
 from pipeline.policy.model import Policy
 from pipeline.runtime.task import Grounding, ToolCall, call_key
 from pipeline.tasks.filters import ColumnValues, Filter, FilterOp, Rows
@@ -136,6 +137,13 @@ class Context:
         if group_by is not None and group_by not in props["group_by"]["enum"]:
             return None
         return name
+
+    @property
+    def owners(self) -> Owners:
+        """Each history rule's count per owner in the state (:data:`pipeline.policy.check.Owners`),
+        counted once per build: the state never changes during generation."""
+        held: Owners = self.memo.setdefault(("history_owners",), {})
+        return held
 
     def filterable(self, table: Table) -> set[str]:
         name = self.tool("list", table)

@@ -102,7 +102,7 @@ def goal_stamps(ctx: Context, task: Task) -> Task:
         stamps = {
             str(o.sets_time): ctx.clock[:10] if table.column(str(o.sets_time)).semantic == "date" else ctx.clock
             for o in ops
-            if blocking_rule(ctx.policy, ctx.conn, table.name, o.to, row_id) is None
+            if blocking_rule(ctx.policy, ctx.conn, table.name, o.to, row_id, owners=ctx.owners) is None
         }
         changes.append(change.model_copy(update={"stamps": stamps}) if stamps else change)
     verifier = task.verifier.model_copy(update={"changes": tuple(changes)})
@@ -236,7 +236,7 @@ def _attempt(build: _Build, slot: _Slot, attempt: int) -> str | None:
     key = normalise_text(candidate.instruction)
     if key in build.seen:
         return "duplicate_instruction"
-    if breaking_call(ctx.policy, ctx.specs, ctx.conn, candidate.solution) is not None:
+    if breaking_call(ctx.policy, ctx.specs, ctx.conn, candidate.solution, ctx.owners) is not None:
         return "policy_forbids_reference"
     world: World = ctx.memo.setdefault(("naturalness", "world"), World(ctx.schema, ctx.executor, ctx.conn))
     unnatural = violations(candidate.instruction, candidate.solution, slot.name, candidate.knobs, world, ctx.phrases)

@@ -234,7 +234,7 @@ def settle(
             tally.refused.append(one)
             if rule is not None and rule.kind == "history":
                 tally.history.append(row["id"])
-                if blocking_rule(ctx.policy, ctx.conn, op.table, str(op.to), row["id"]) is None:
+                if blocking_rule(ctx.policy, ctx.conn, op.table, str(op.to), row["id"], owners=ctx.owners) is None:
                     tally.today.append(row["id"])  # only the request's own earlier writes refuse it
     if believe:
         return tally  # what believing gives, whatever its shape

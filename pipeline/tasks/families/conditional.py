@@ -130,7 +130,7 @@ def _actions(
             continue
         pool.append((set_phrase(ctx, rng, column, value), update_call(ctx, table, row["id"], {column.name: value})))
     # A course of action a staff rule forbids is no course to offer, taken or not.
-    pool = [a for a in pool if breaking_call(ctx.policy, ctx.specs, ctx.conn, [a[1]]) is None]
+    pool = [a for a in pool if breaking_call(ctx.policy, ctx.specs, ctx.conn, [a[1]], ctx.owners) is None]
     if len(pool) < n + 1:
         raise Skip("domain_lacks_writes")
     n_else = n if len(pool) >= 2 * n else 1

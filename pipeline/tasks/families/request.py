@@ -205,7 +205,7 @@ def _decide(
     (after the request's ``earlier`` writes, which a history rule counts)."""
     if row[str(op.status_column)] not in op.allowed_from:
         return "status", None
-    rule = blocking_rule(ctx.policy, ctx.conn, table.name, str(op.to), row["id"], earlier)
+    rule = blocking_rule(ctx.policy, ctx.conn, table.name, str(op.to), row["id"], earlier, ctx.owners)
     return ("policy", rule) if rule is not None else ("allowed", None)
 
 
