@@ -258,7 +258,7 @@ def judge(
     # An owner's records read once. By key, not by comparing models: a history rule's reads can be
     # thousands of pages in a large world, and every record of a sweep asks again.
     have = _keys_of(ctx, calls)
-    checks = [c for c in _checks(ctx, op, row) if c.key() not in have]
+    checks = [c for c, key in _checks_keyed(ctx, op, row) if key not in have]
     deciding += range(len(calls), len(calls) + len(checks))  # reads that settle a staff rule
     calls += checks
     rules |= {r.id for r in ctx.policy.staff_rules(op.name)}
@@ -297,17 +297,25 @@ def _checks(ctx: Context, op: TransitionTool, row: dict[str, Any], only: Rule | 
     """Reads the staff rules of ``op`` (or the one rule ``only``: the one that refuses ``row``) need
     beyond the record itself (a related record's value, or the owner's other records of the table:
     every page of them)."""
-    calls = []
+    return [call for call, _ in _checks_keyed(ctx, op, row, only)]
+
+
+def _checks_keyed(
+    ctx: Context, op: TransitionTool, row: dict[str, Any], only: Rule | None = None
+) -> list[tuple[ToolCall, str]]:
+    """:func:`_checks`, each with its key (:meth:`ToolCall.key`): a history rule's pages keyed once per
+    build, not once per record judged."""
+    calls: list[tuple[ToolCall, str]] = []
     for rule in ctx.policy.staff_rules(op.name) if only is None else [only]:
         if rule.kind == "related" and rule.child is not None and rule.via is not None:
-            child = ctx.schema.table(rule.child)
-            calls.append(ctx.list_call(child, {rule.via: row["id"]}))
+            call = ctx.list_call(ctx.schema.table(rule.child), {rule.via: row["id"]})
+            calls.append((call, call.key()))
         elif rule.kind == "history" and rule.via is not None and row.get(rule.via) is not None:
-            calls += _recent_calls(ctx, rule, row[rule.via])
+            calls += _recent_keyed(ctx, rule, row[rule.via])
     return calls
 
 
-def _recent_calls(ctx: Context, rule: Rule, owner: Any) -> list[ToolCall]:
+def _recent_keyed(ctx: Context, rule: Rule, owner: Any) -> tuple[tuple[ToolCall, str], ...]:
     """The reads a history rule needs: every record set to its goal within its days up to today
     (today included), all pages, the same for every record of a request (read once): which owners
     had some, and how many, show there. Where the tools cannot filter by that time, the owner's own
@@ -315,7 +323,7 @@ def _recent_calls(ctx: Context, rule: Rule, owner: Any) -> list[ToolCall]:
     table = ctx.schema.table(rule.table)
     by_owner = str(rule.column) not in ctx.filterable(table)
     key = ("recent_calls", rule.id, owner if by_owner else None)
-    if key not in ctx.memo:  # the calls alone, kept: the rows a read returns are not needed here
+    if key not in ctx.memo:
         if by_owner:
             args = {str(rule.via): owner}
         else:
@@ -323,8 +331,10 @@ def _recent_calls(ctx: Context, rule: Rule, owner: Any) -> list[ToolCall]:
             first, last = today - timedelta(days=int(rule.limit or 0)), today
             column = table.column(str(rule.column))
             args = merge([Filter(column, "from", first.isoformat()), Filter(column, "to", last.isoformat())])
-        ctx.memo[key] = tuple(ctx.fetch_all(table, args)[1])  # ToolCall is frozen: shared safely
-    return list(ctx.memo[key])
+        # ToolCall is frozen: shared safely; the rows a read returns are not needed here
+        ctx.memo[key] = tuple((call, call.key()) for call in ctx.fetch_all(table, args)[1])
+    found: tuple[tuple[ToolCall, str], ...] = ctx.memo[key]
+    return found
 
 
 Accept = Callable[[TransitionTool, Table, list[dict[str, Any]], list[str]], bool]
