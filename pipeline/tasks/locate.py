@@ -439,6 +439,20 @@ def find(
     raise Skip(f"no_subject_{modes[0]}")
 
 
+def _child_counts(ctx: Context, table: Table, fk: Column) -> list[tuple[Any, int]]:
+    """(parent id, rows of ``table`` referencing it) for every parent with some, by parent id: one
+    grouped read per build, not one per try of every family that names a parent."""
+    key = ("child_counts", table.name, fk.name)
+    if key not in ctx.memo:
+        ref = quote_ident(fk.name)
+        ctx.memo[key] = ctx.conn.execute(
+            f"SELECT {ref}, count(*) FROM {quote_ident(table.name)} "
+            f"WHERE {ref} IS NOT NULL GROUP BY {ref} ORDER BY {ref}"
+        ).fetchall()
+    counts: list[tuple[Any, int]] = ctx.memo[key]
+    return counts
+
+
 def named_parent(
     ctx: Context, rng: random.Random, table: Table, min_children: int, max_children: int = 10**9, tries: int = MAX_TRIES
 ) -> tuple[Column, Found, Sequence[dict[str, Any]]]:
@@ -449,11 +463,7 @@ def named_parent(
     for _ in range(tries):
         fk = rng.choice(fks)
         parent_table = ctx.parent_of(fk)
-        ref = quote_ident(fk.name)
-        sizes = ctx.conn.execute(
-            f"SELECT {ref}, count(*) FROM {quote_ident(table.name)} "
-            f"WHERE {ref} IS NOT NULL GROUP BY {ref} ORDER BY {ref}"
-        ).fetchall()
+        sizes = _child_counts(ctx, table, fk)
         fitting = [pid for pid, n in sizes if min_children <= n <= max_children]
         if not fitting:
             continue
