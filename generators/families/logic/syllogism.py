@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from generators.base import Family, Knobs, Problem
+from generators.fastrandom import _WIDTHS
 
 NAME = "syllogism"
 
@@ -142,45 +143,6 @@ def _members_masks(num_terms: int) -> tuple[int, ...]:
     return tuple(_region_mask(num_terms, t, t, True) for t in range(num_terms))
 
 
-class _Entailment:
-    """What a consistent set of premises leaves possible, to test many conclusions fast.
-
-    A conclusion follows iff adding its negation leaves no model. A particular negation
-    (I/O) needs one allowed region: one AND. A universal negation (A/E) empties regions:
-    every particular requirement must still find an allowed one.
-    """
-
-    __slots__ = ("allowed", "needs", "num_terms")
-
-    def __init__(self, premises: list[Statement], num_terms: int, existential_import: bool) -> None:
-        empty = 0
-        needs: list[int] = []
-        masks = _statement_masks(num_terms)
-        for premise in premises:
-            universal, mask = masks[premise]
-            if universal:
-                empty |= mask
-            else:
-                needs.append(mask)
-        if existential_import:
-            needs.extend(_members_masks(num_terms))
-        self.allowed = ((1 << (1 << num_terms)) - 1) & ~empty
-        self.needs = needs
-        self.num_terms = num_terms
-
-    def consistent(self) -> bool:
-        return all(need & self.allowed for need in self.needs)
-
-    def follows(self, conclusion: Statement) -> bool:
-        form, s, p = conclusion
-        negation = _NEGATION[form]
-        mask = _region_mask(self.num_terms, s, p, negation in ("E", "I"))
-        if negation in ("I", "O"):
-            return not mask & self.allowed
-        allowed = self.allowed & ~mask
-        return not all(need & allowed for need in self.needs)
-
-
 @functools.cache
 def _candidates(num_terms: int) -> tuple[Statement, ...]:
     """Every statement about two distinct terms among the first ``num_terms``."""
@@ -203,235 +165,313 @@ def _phrase(statement: Statement, terms: list[str]) -> str:
     return f"{lead}{terms[s]}{verb}{terms[p]}."
 
 
-def _random_chain(forms: tuple[str, ...], k: int, rng: random.Random) -> list[Statement]:
-    """Premises linking terms ``i`` and ``i + 1`` with random forms and directions."""
-    chain: list[Statement] = []
-    random_, getrandbits = rng.random, rng.getrandbits
-    n = len(forms)
-    bits = n.bit_length()
-    for i in range(k):
-        a, b = (i, i + 1) if random_() < 0.5 else (i + 1, i)
-        r = getrandbits(bits)  # rng.choice(forms), its draws inline
-        while r >= n:
-            r = getrandbits(bits)
-        chain.append((forms[r], a, b))
-    return chain
-
-
 _SHAPES = {False: ("A", "E", "E2"), True: ("A", "E", "E2", "I", "O", "O2")}
-"""The valid figures ``_valid_chain`` draws from, without and with particular premises."""
+"""The valid figures a sorites is built from, without and with particular premises."""
 
 
-def _valid_chain(particular: bool, k: int, rng: random.Random) -> list[Statement]:
-    """A sorites from term 0 to term ``k`` with a valid conclusion (random valid figure).
-
-    Random chains almost never entail anything once k >= 4, so valid items are built
-    from these shapes; invalid ones are often the same shapes with one premise altered.
-    """
-    shape = rng.choice(_SHAPES[particular])
-    forward = [("A", i, i + 1) for i in range(k)]  # T0 in T1 in ... in Tk
-    backward = [("A", i + 1, i) for i in range(1, k)]  # Tk in ... in T1
-    if shape == "A":
-        chain = forward
-    elif shape == "E":
-        chain = [*forward[:-1], ("E", k - 1, k)]
-    elif shape == "I":
-        chain = [("I", 0, 1), *forward[1:]]
-    elif shape == "O":
-        chain = [("I", 0, 1), *forward[1:-1], ("E", k - 1, k)]
-    elif shape == "E2":
-        chain = [("E", 0, 1), *backward]
-    else:  # O2: some T0 are not T1, and Tk is inside T1
-        chain = [("O", 0, 1), *backward]
-    # "No"/"some" statements read the same both ways round.
-    return [(f, b, a) if f in ("E", "I") and rng.random() < 0.5 else (f, a, b) for f, a, b in chain]
+def _figure(shape: str, k: int) -> tuple[Statement, ...]:
+    """The sorites of ``shape`` from term 0 to term ``k`` before its "no"/"some" statements
+    are turned round: ``A`` T0 in T1 in ... in Tk; ``E`` the last link "no"; ``I`` the first
+    link "some"; ``O`` both; ``E2``/``O2`` "no"/"some not" T0 T1, then Tk in ... in T1.
+    Random chains almost never entail anything once k >= 4, so valid items are built from
+    these shapes; invalid ones are often the same shapes with one premise altered."""
+    forward = [("A", i, i + 1) for i in range(k)]
+    backward = [("A", i + 1, i) for i in range(1, k)]
+    chains = {
+        "A": forward,
+        "E": [*forward[:-1], ("E", k - 1, k)],
+        "I": [("I", 0, 1), *forward[1:]],
+        "O": [("I", 0, 1), *forward[1:-1], ("E", k - 1, k)],
+        "E2": [("E", 0, 1), *backward],
+        "O2": [("O", 0, 1), *backward],
+    }
+    return tuple(chains[shape])
 
 
-def _alter(chain: list[Statement], forms: tuple[str, ...], rng: random.Random) -> list[Statement]:
-    """Change one premise: reverse an "all"/"some not" statement or swap its form."""
-    out = list(chain)
-    i = rng.randrange(len(out))
-    form, a, b = out[i]
-    if form in ("A", "O") and rng.random() < 0.5:
-        out[i] = (form, b, a)
-    else:
-        out[i] = (rng.choice([f for f in forms if f != form]), a, b)
-    return out
+@dataclass(frozen=True)
+class _Plan:
+    """Everything about a config that ``generate`` would otherwise look up or rebuild per
+    item: the draws' bit widths, the figures, the premise masks, and per candidate
+    conclusion its index, whether its negation is particular and the regions it constrains.
+    Built once per config object (:func:`_plan`)."""
+
+    cumulative: list[int]
+    shown: int
+    forms: tuple[str, ...]
+    form_bits: int
+    others: dict[str, tuple[str, ...]]
+    """Per form, the other forms: what an altered premise's new form is drawn from."""
+    shapes: tuple[tuple[Statement, ...], ...]
+    shape_bits: int
+    k_bits: int
+    masks: dict[Statement, tuple[bool, int, int]]
+    """Per statement: whether it is universal, its regions (``_statement_masks``) and its
+    index among the candidates (the spare last mark of ``state`` when it is none)."""
+    members: tuple[int, ...]
+    """Each term's regions when every kind has members (none otherwise)."""
+    full: int
+    candidates: tuple[Statement, ...]
+    tests: tuple[int, ...]
+    """Per candidate, the regions its negation constrains: as they are when the negation
+    is particular (it needs one of them), complemented (negative) when it is universal (it
+    empties them)."""
+    sample_pool: bool
+    """Whether ``rng.sample`` of the terms takes its pool branch (else its selected-set one)."""
+    state: bytes
+    """The picks' starting marks: 0 per candidate, 2 for each draw above the last one, and
+    a spare one the premises that are no candidate mark."""
 
 
-def _draw(config: Config, want_valid: bool, rng: random.Random) -> tuple[list[Statement], int]:
-    forms = ("A", "E", "I", "O") if config.particular else ("A", "E")
+_PLANS: dict[int, tuple[Config, _Plan]] = {}
+
+
+def _plan(config: Config) -> _Plan:
+    entry = _PLANS.get(id(config))
+    if entry is not None and entry[0] is config:
+        return entry[1]
     k = config.num_premises
-    roll = rng.random()
-    if roll < 0.4:
-        premises = _random_chain(forms, k, rng)
-    else:
-        premises = _valid_chain(config.particular, k, rng)
-        if not want_valid:
-            premises = _alter(premises, forms, rng)
-    num_terms = k + 1
-    if config.distractors:
-        # rng.randrange(num_terms), rng.random() and rng.choice(forms) per distractor, the
-        # integer draws inline (the same getrandbits calls)
-        getrandbits, random_ = rng.getrandbits, rng.random
-        n = len(forms)
-        form_bits = n.bit_length()
-        for _ in range(config.distractors):
-            bits = num_terms.bit_length()
-            anchor = getrandbits(bits)
-            while anchor >= num_terms:
-                anchor = getrandbits(bits)
-            extra = num_terms
-            num_terms += 1
-            a, b = (anchor, extra) if random_() < 0.5 else (extra, anchor)
-            r = getrandbits(form_bits)
-            while r >= n:
-                r = getrandbits(form_bits)
-            premises.append((forms[r], a, b))
-    return premises, num_terms
-
-
-@functools.cache
-def _candidate_tests(chain_terms: int, num_terms: int) -> tuple[tuple[bool, int], ...]:
-    """Per candidate of ``_candidates(chain_terms)``: whether its negation is particular, and
-    the region mask that negation constrains (what ``_Entailment.follows`` computes per call)."""
-    tests = []
-    for form, s, p in _candidates(chain_terms):
-        negation = _NEGATION[form]
-        tests.append((negation in ("I", "O"), _region_mask(num_terms, s, p, negation in ("E", "I"))))
-    return tuple(tests)
-
-
-@functools.cache
-def _candidate_index(chain_terms: int) -> dict[Statement, int]:
-    return {candidate: index for index, candidate in enumerate(_candidates(chain_terms))}
-
-
-def _pick_conclusions(
-    premises: list[Statement],
-    num_terms: int,
-    config: Config,
-    wanted: int,
-    rng: random.Random,
-    entailment: _Entailment | None = None,
-) -> tuple[list[Statement], list[Statement]] | None:
-    """``wanted`` conclusions that follow and ``shown - wanted`` that do not, or None.
-
-    Candidates are any form over any ordered pair of chain terms that is not a premise,
-    tried in random order until both quotas are met (most items need a handful of checks).
-    The draw is ``rng.choice(candidates)`` written out (same ``getrandbits`` calls), and a
-    candidate's entailment test is ``_Entailment.follows`` on precomputed masks: this loop
-    was most of the family's generation time.
-    """
-    need_bad = config.shown - wanted
-    # Conclusions about the chain's terms (not the distractors), where most that follow are.
-    chain_terms = config.num_premises + 1
+    forms = ("A", "E", "I", "O") if config.particular else ("A", "E")
+    num_terms = k + 1 + config.distractors
+    chain_terms = k + 1
     candidates = _candidates(chain_terms)
-    tests = _candidate_tests(chain_terms, num_terms)
-    index = _candidate_index(chain_terms)
+    negations = [(_NEGATION[f], s, p) for f, s, p in candidates]
+    terms = len(_TERMS)
     n = len(candidates)
-    skip = bytearray(n)  # a premise, or tried already
-    for premise in premises:
-        at = index.get(premise)
-        if at is not None:
-            skip[at] = 1
-    if entailment is None:
-        entailment = _Entailment(premises, num_terms, config.existential_import)
-    allowed, needs = entailment.allowed, entailment.needs
-    good: list[Statement] = []
-    bad: list[Statement] = []
-    getrandbits, bits = rng.getrandbits, n.bit_length()
-    attempts = 2 * n
-    missing_good, missing_bad = wanted, need_bad  # counters, not len() per draw
-    while (missing_good or missing_bad) and attempts:
-        attempts -= 1
-        r = getrandbits(bits)
-        while r >= n:
-            r = getrandbits(bits)
-        if skip[r]:
-            continue
-        skip[r] = 1
-        particular, mask = tests[r]
-        if particular:
-            follows = not mask & allowed
-        else:
-            rest = allowed & ~mask
-            follows = False
-            for need in needs:
-                if not need & rest:
-                    follows = True
-                    break
-        if follows:
-            if missing_good:
-                good.append(candidates[r])
-                missing_good -= 1
-        elif missing_bad:
-            bad.append(candidates[r])
-            missing_bad -= 1
-    if missing_good or missing_bad:
-        return None
-    return good, bad
+    index = {candidate: at for at, candidate in enumerate(candidates)}
+    state = bytes(n) + b"\x02" * ((1 << n.bit_length()) - n) + b"\x00"
+    plan = _Plan(
+        cumulative=_FOLLOW_CUMULATIVE[config.shown],
+        shown=config.shown,
+        forms=forms,
+        form_bits=len(forms).bit_length(),
+        others={form: tuple(f for f in forms if f != form) for form in forms},
+        shapes=tuple(_figure(shape, k) for shape in _SHAPES[config.particular]),
+        shape_bits=len(_SHAPES[config.particular]).bit_length(),
+        k_bits=k.bit_length(),
+        masks={
+            statement: (universal, mask, index.get(statement, len(state) - 1))
+            for statement, (universal, mask) in _statement_masks(num_terms).items()
+        },
+        members=_members_masks(num_terms) if config.existential_import else (),
+        full=(1 << (1 << num_terms)) - 1,
+        candidates=candidates,
+        tests=tuple(
+            mask if f in ("I", "O") else ~mask
+            for f, mask in ((f, _region_mask(num_terms, s, p, f in ("E", "I"))) for f, s, p in negations)
+        ),
+        state=state,
+        sample_pool=terms <= 21 + (4 ** math.ceil(math.log(num_terms * 3, 4)) if num_terms > 5 else 0),
+    )
+    if len(_PLANS) >= 64:
+        _PLANS.clear()
+    _PLANS[id(config)] = (config, plan)
+    return plan
 
 
 def generate(config: Config, rng: random.Random) -> Problem:
-    # How many of the shown conclusions follow, weighted so that every exact set of
-    # letters (and "none") is equally likely, whatever a policy answers without reading.
-    # ``rng.choices(range(shown + 1), weights=...)[0]`` as ``random.Random.choices`` computes
-    # it (one ``random()``, a bisect of the running sums), with the running sums built once.
-    cumulative = _FOLLOW_CUMULATIVE[config.shown]
-    wanted = bisect.bisect(cumulative, rng.random() * (cumulative[-1] + 0.0), 0, config.shown)
-    imp = config.existential_import
+    """One item. The draws are ``random.Random``'s (``choice``, ``randrange``, ``shuffle``,
+    ``sample``, ``choices``) written out over ``getrandbits`` and ``random``, in the order
+    the helpers that once made them drew (``tests/generators/syllogism_reference.py``), so
+    the items are theirs; what is fixed per config comes from :func:`_plan`. This function
+    is most of the family's time, so the steps stay inline."""
+    entry = _PLANS.get(id(config))
+    plan = entry[1] if entry is not None and entry[0] is config else _plan(config)
+    getrandbits, random_ = rng.getrandbits, rng.random
+    # How many of the shown conclusions follow, weighted so that every exact set of letters
+    # (and "none") is equally likely: ``rng.choices(range(shown + 1), weights=...)[0]``.
+    cumulative, shown_count = plan.cumulative, plan.shown
+    wanted = bisect.bisect(cumulative, random_() * (cumulative[-1] + 0.0), 0, shown_count)
+    forms, form_bits, form_count = plan.forms, plan.form_bits, len(plan.forms)
+    k = config.num_premises
+    distractors = config.distractors
+    masks, members, full = plan.masks, plan.members, plan.full
+    candidates, tests = plan.candidates, plan.tests
+    n = len(candidates)
+    bits = n.bit_length()
     for _ in range(_MAX_TRIES):
-        premises, num_terms = _draw(config, wanted > 0, rng)
-        # ``consistent`` and the picks' entailment tests read the same masks: built once.
-        entailment = _Entailment(premises, num_terms, imp)
-        if not entailment.consistent():
-            continue
-        picked = _pick_conclusions(premises, num_terms, config, wanted, rng, entailment)
-        if picked is not None:
-            break
+        premises: list[Statement]
+        if random_() < 0.4:  # a random chain: each link's direction, then its form
+            premises = []
+            for i in range(k):
+                a, b = (i, i + 1) if random_() < 0.5 else (i + 1, i)
+                r = getrandbits(form_bits)
+                while r >= form_count:
+                    r = getrandbits(form_bits)
+                premises.append((forms[r], a, b))
+        else:  # a valid figure, its "no"/"some" statements turned round at random
+            shapes = plan.shapes
+            r = getrandbits(plan.shape_bits)
+            while r >= len(shapes):
+                r = getrandbits(plan.shape_bits)
+            premises = [(f, b, a) if (f == "E" or f == "I") and random_() < 0.5 else (f, a, b) for f, a, b in shapes[r]]
+            if not wanted:  # alter one premise: turn an "all"/"some not" round, or change its form
+                i = getrandbits(plan.k_bits)
+                while i >= k:
+                    i = getrandbits(plan.k_bits)
+                form, a, b = premises[i]
+                if (form == "A" or form == "O") and random_() < 0.5:
+                    premises[i] = (form, b, a)
+                else:
+                    others = plan.others[form]
+                    width = len(others).bit_length()
+                    r = getrandbits(width)
+                    while r >= len(others):
+                        r = getrandbits(width)
+                    premises[i] = (others[r], a, b)
+        num_terms = k + 1
+        for _ in range(distractors):  # a premise about a new term and one of the earlier ones
+            width = num_terms.bit_length()
+            anchor = getrandbits(width)
+            while anchor >= num_terms:
+                anchor = getrandbits(width)
+            a, b = (anchor, num_terms) if random_() < 0.5 else (num_terms, anchor)
+            num_terms += 1
+            r = getrandbits(form_bits)
+            while r >= form_count:
+                r = getrandbits(form_bits)
+            premises.append((forms[r], a, b))
+        # The premises' models: universal premises empty regions, particular ones (and
+        # existential import) need one region left. Inconsistent premises are drawn again.
+        empty = 0
+        needs = list(members)
+        state = bytearray(plan.state)  # see the picks below
+        for premise in premises:
+            universal, mask, at = masks[premise]
+            if universal:
+                empty |= mask
+            else:
+                needs.append(mask)
+            state[at] = 1
+        allowed = full & ~empty
+        for need in needs:
+            if not need & allowed:
+                break
+        else:
+            # Candidates tried in ``rng.choice`` order until ``wanted`` follow and the rest
+            # do not. A conclusion follows iff its negation leaves no model: a particular
+            # negation needs an allowed region, a universal one empties regions that some
+            # requirement may have needed.
+            # ``state`` is 1 for a premise or a candidate tried (a draw spent), 2 past the
+            # last candidate (drawn again at once, as ``choice`` rejects it).
+            missing_good, missing_bad = wanted, shown_count - wanted
+            picked: list[int] = []  # candidate indices, + n for one that follows
+            attempts = 2 * n
+            while attempts:
+                r = getrandbits(bits)
+                seen = state[r]
+                if seen:
+                    if seen == 1:
+                        attempts -= 1
+                    continue
+                attempts -= 1
+                state[r] = 1
+                test = tests[r]
+                if test >= 0:
+                    follows = not test & allowed
+                else:
+                    rest = allowed & test
+                    follows = False
+                    for need in needs:
+                        if not need & rest:
+                            follows = True
+                            break
+                if follows:
+                    if missing_good:
+                        picked.append(r + n)
+                        missing_good -= 1
+                        if not (missing_good or missing_bad):
+                            break
+                elif missing_bad:
+                    picked.append(r)
+                    missing_bad -= 1
+                    if not (missing_good or missing_bad):
+                        break
+            if not (missing_good or missing_bad):
+                break
     else:
         raise ValueError(f"{NAME}: no instance with {wanted} following conclusions in {_MAX_TRIES} draws")
-    good, bad = picked
-    options = good + bad
-    rng.shuffle(options)
-    terms = rng.sample(_TERMS, num_terms)
-    shown = list(premises)
+    # The options: those that follow (in the order found), then the others, shuffled.
+    options = [r for r in picked if r >= n] + [r for r in picked if r < n]
+    for m in range(len(options), 1, -1):  # rng.shuffle(options)
+        width = _WIDTHS[m]
+        j = getrandbits(width)
+        while j >= m:
+            j = getrandbits(width)
+        options[m - 1], options[j] = options[j], options[m - 1]
+    if plan.sample_pool:
+        pool = list(_TERMS)
+        terms = []
+        for m in range(len(pool), len(pool) - num_terms, -1):
+            width = _WIDTHS[m]
+            j = getrandbits(width)
+            while j >= m:
+                j = getrandbits(width)
+            terms.append(pool[j])
+            pool[j] = pool[m - 1]
+    else:
+        size = len(_TERMS)
+        width = size.bit_length()
+        selected: set[int] = set()
+        terms = []
+        for _ in range(num_terms):
+            j = getrandbits(width)
+            while j >= size or j in selected:
+                j = getrandbits(width)
+            selected.add(j)
+            terms.append(_TERMS[j])
+    shown = premises
     if config.shuffled:
-        rng.shuffle(shown)
-    assumption = (
-        "Assume every kind mentioned has at least one member."
-        if imp
-        else 'Do not assume that any kind has members: "All X are Y" is true even when there are '
-        'no X, and "Some X are Y" means at least one X is a Y.'
-    )
-    letters = _LETTERS[: len(options)]
-    follow = [letter for letter, option in zip(letters, options, strict=True) if option in good]  # in order
-    # ``_phrase`` inline, its words looked up: one list of lines joined once.
-    lines = ["Premises:"]
-    append = lines.append
+        for m in range(len(shown), 1, -1):  # rng.shuffle(shown)
+            width = _WIDTHS[m]
+            j = getrandbits(width)
+            while j >= m:
+                j = getrandbits(width)
+            shown[m - 1], shown[j] = shown[j], shown[m - 1]
+    imp = config.existential_import
+    # ``_phrase`` inline: the question is one list of pieces joined once, each line's
+    # number or letter with its leading words from a table (``_HEADS``).
+    parts = ["Premises:"]
+    stated = []
     for number, (form, s, p) in enumerate(shown, 1):
-        lead, verb = _WORDS[form]
-        append(f"{number}. {lead}{terms[s]}{verb}{terms[p]}.")
-    append("Candidate conclusions:")
-    for letter, (form, s, p) in zip(letters, options, strict=True):
-        lead, verb = _WORDS[form]
-        append(f"{letter}. {lead}{terms[s]}{verb}{terms[p]}.")
-    append(assumption)
-    append(
-        "Which candidate conclusions follow necessarily from the premises? Answer with the letters "
-        "of all that follow, separated by commas (e.g. A, C), or none if none of them follows."
-    )
-    question = "\n".join(lines)
+        subject, predicate = terms[s], terms[p]
+        parts += (_HEADS[form][number], subject, _WORDS[form][1], predicate, ".")
+        stated.append([form, subject, predicate])
+    parts.append("\nCandidate conclusions:")
+    follow = []
+    conclusions = []
+    for at, r in enumerate(options):
+        if r >= n:
+            follow.append(_LETTERS[at])
+            r -= n
+        form, s, p = candidates[r]
+        subject, predicate = terms[s], terms[p]
+        parts += (_HEADS[form][at - 5], subject, _WORDS[form][1], predicate, ".")
+        conclusions.append([form, subject, predicate])
+    parts.append(_CLOSING[imp])
     return Problem(
-        question=question,
-        answer=", ".join(follow) if follow else "none",
-        extra={
-            "premises": [[f, terms[s], terms[p]] for f, s, p in shown],
-            "conclusions": [[f, terms[s], terms[p]] for f, s, p in options],
-            "existential_import": imp,
-        },
+        "".join(parts),
+        ", ".join(follow) if follow else "none",
+        {"premises": stated, "conclusions": conclusions, "existential_import": imp},
     )
+
+
+_ASSUMPTIONS = {
+    True: "Assume every kind mentioned has at least one member.",
+    False: 'Do not assume that any kind has members: "All X are Y" is true even when there are '
+    'no X, and "Some X are Y" means at least one X is a Y.',
+}
+_ASK = (
+    "Which candidate conclusions follow necessarily from the premises? Answer with the letters "
+    "of all that follow, separated by commas (e.g. A, C), or none if none of them follows."
+)
+_CLOSING = {imp: f"\n{text}\n{_ASK}" for imp, text in _ASSUMPTIONS.items()}
+"""The question's last two lines, by ``existential_import``."""
+_HEADS = {
+    form: tuple(f"\n{n}. {lead}" for n in range(8)) + tuple(f"\n{x}. {lead}" for x in _LETTERS)
+    for form, (lead, _) in _WORDS.items()
+}
+"""Per form, a line's start: ``\n3. All `` for premise 3 (index 3), ``\nB. All `` for
+conclusion B (index ``1 - 5``, counted from the end)."""
 
 
 FAMILY = Family(
