@@ -111,111 +111,161 @@ def _within(mask: int, limit: int) -> tuple[int, ...]:
     return table
 
 
-def _draw(table: tuple[tuple[int, ...], ...], rng: random.Random) -> int:
-    """A set from a :func:`_sized` table: its size uniform, then the set uniform among that
-    size's, both scaled from one 64-bit draw (the high and low 32 bits)."""
-    r = rng.getrandbits(64)
-    by_size = table[(r >> 32) * len(table) >> 32]
-    return by_size[(r & 0xFFFFFFFF) * len(by_size) >> 32]
+@dataclass(frozen=True)
+class _Plan:
+    """What ``generate`` reads of a config, fixed by it: looked up once per config object
+    rather than rebuilt (and the trial count checked) every item."""
+
+    objects: int
+    full: int
+    max_size: int
+    trial_sets: tuple[tuple[int, ...], ...]
+    blicket_sets: tuple[tuple[int, ...], ...]
+    trials: int
+    possible: bool
+    """Whether ``trials`` distinct sets of at most ``max_size`` objects exist."""
 
 
-def _query(
-    wanted: str,
-    trials: list[tuple[int, bool]],
-    objects: int,
-    max_size: int,
-    rng: random.Random,
-) -> int | None:
-    """A query of at most ``max_size`` objects, shown in no trial, whose verdict is
-    ``wanted``; None if a few tries find none (the caller draws new trials).
+_PLANS: dict[int, tuple[Config, _Plan]] = {}
+_UNNAMED = bytes(len(_NAMES)) + b"\x01" * (256 - len(_NAMES))
+"""``rng.sample(_NAMES, n)``'s marks: 1 for a draw past the last name (drawn again, as
+``randbelow`` rejects it); a name taken is marked 1 too (drawn again, as ``sample``'s
+selected-set branch does: 200 names are more than its set size for any ``n`` up to 10)."""
+_INTRO = (
+    "Some objects are blickets. A detector lights up (on) when at least one blicket is placed on it and "
+    "stays off otherwise; other objects do nothing. These trials put objects on the detector together:\n"
+)
+_OUTRO = (
+    " are placed on it. Is the detector on, off, or is that undetermined from the trials? "
+    "Answer with one word: on, off or undetermined."
+)
 
-    "off" is a non-empty set of objects each seen in an "off" trial; "on" is an "on" trial's
-    possible blickets plus any other objects; "undetermined" is a possible blicket plus any
-    other objects, kept when it covers no "on" trial's possible blickets. Each is drawn
-    straight from the sets that qualify (:func:`_within`), two scaled values a 64-bit draw."""
-    full = (1 << objects) - 1
-    possible = full
-    for mask, lit in trials:
-        if not lit:
-            possible &= ~mask
-    lit_sets = [mask & possible for mask, lit in trials if lit]
-    shown = {mask for mask, _ in trials}
-    getrandbits = rng.getrandbits
-    if wanted == "off":
-        table = _within(full & ~possible, max_size)
-        if len(table) == 1:
-            return None
-        for _ in range(4):
-            query = table[1 + (getrandbits(32) * (len(table) - 1) >> 32)]
-            if query not in shown:
-                return query
-        return None
-    if wanted == "on":
-        for _ in range(4):
-            r = getrandbits(64)
-            core = lit_sets[(r >> 32) * len(lit_sets) >> 32]
-            table = _within(full & ~core, max_size - core.bit_count())
-            query = core | table[(r & 0xFFFFFFFF) * len(table) >> 32]
-            if query not in shown:
-                return query
-        return None
-    members = _BITS[possible]
-    for _ in range(8):
-        r = getrandbits(64)
-        member = 1 << members[(r >> 32) * len(members) >> 32]
-        table = _within(full & ~member, max_size - 1)
-        query = member | table[(r & 0xFFFFFFFF) * len(table) >> 32]
-        if query not in shown and all(core & ~query for core in lit_sets):
-            return query
-    return None
+
+def _plan(config: Config) -> _Plan:
+    entry = _PLANS.get(id(config))
+    if entry is not None and entry[0] is config:
+        return entry[1]
+    n, max_size = config.objects, config.max_trial_size
+    trial_sets = _sized(n, max_size)
+    plan = _Plan(
+        objects=n,
+        full=(1 << n) - 1,
+        max_size=max_size,
+        trial_sets=trial_sets,
+        blicket_sets=_sized(n, max(1, n // 3)),
+        trials=config.trials,
+        possible=sum(map(len, trial_sets)) >= config.trials,
+    )
+    if len(_PLANS) >= 64:
+        _PLANS.clear()
+    _PLANS[id(config)] = (config, plan)
+    return plan
 
 
 def generate(config: Config, rng: random.Random) -> Problem:
-    n = config.objects
-    max_size = config.max_trial_size
-    wanted = rng.choice(LABELS)
-    trial_sets = _sized(n, max_size)
-    blicket_sets = _sized(n, max(1, n // 3))
-    sizes = len(trial_sets)
-    trial_count = config.trials
-    if sum(map(len, trial_sets)) < trial_count:
-        raise ValueError(f"acre: {trial_count} distinct trials of at most {max_size} of {n} objects do not exist")
+    """One item, in one frame: ``rng.choice`` of the label and ``rng.sample`` of the names
+    written out over ``getrandbits`` (their draws, in their order), every set drawn as a
+    size and a set of that size scaled from the high and low 32 bits of one 64-bit draw,
+    what the config fixes read from :func:`_plan`, the text built as pieces joined once.
+
+    The query is drawn straight from the sets that give the wanted label (a few tries,
+    else new trials): "off" a non-empty set of objects seen in "off" trials; "on" an "on"
+    trial's possible blickets plus any other objects; "undetermined" a possible blicket
+    plus any others, kept when it covers no "on" trial's possible blickets. The tests walk
+    the same construction plainly (``tests/generators/test_acre.py``)."""
+    entry = _PLANS.get(id(config))
+    plan = entry[1] if entry is not None and entry[0] is config else _plan(config)
     getrandbits = rng.getrandbits
+    r = getrandbits(2)  # rng.choice(LABELS)
+    while r >= 3:
+        r = getrandbits(2)
+    wanted = LABELS[r]
+    n, full, max_size, trial_count = plan.objects, plan.full, plan.max_size, plan.trials
+    if not plan.possible:
+        raise ValueError(f"acre: {trial_count} distinct trials of at most {max_size} of {n} objects do not exist")
+    trial_sets, blicket_sets = plan.trial_sets, plan.blicket_sets
+    sizes, blicket_sizes = len(trial_sets), len(blicket_sets)
     for _ in range(_MAX_TRIES):
-        # The trials: distinct sets, each drawn like _draw (inline, one draw per set; a set
-        # already shown is drawn again). Then the blickets, drawn again until some trial
+        # The trials: distinct sets, each a size then a set of that size from one draw (a
+        # set already shown is drawn again). Then the blickets, drawn again until some trial
         # holds one (the trials' union is never empty), so that some trial lights up.
         masks: list[int] = []
         union = 0
-        while len(masks) < trial_count:
+        left = trial_count
+        while left:
             r = getrandbits(64)
             by_size = trial_sets[(r >> 32) * sizes >> 32]
             mask = by_size[(r & 0xFFFFFFFF) * len(by_size) >> 32]
             if mask not in masks:
                 masks.append(mask)
                 union |= mask
-        blickets = _draw(blicket_sets, rng)
-        while not blickets & union:
-            blickets = _draw(blicket_sets, rng)
-        trials = [(mask, mask & blickets != 0) for mask in masks]
-        query = _query(wanted, trials, n, max_size, rng)
-        if query is not None:
+                left -= 1
+        while True:
+            r = getrandbits(64)
+            by_size = blicket_sets[(r >> 32) * blicket_sizes >> 32]
+            blickets = by_size[(r & 0xFFFFFFFF) * len(by_size) >> 32]
+            if blickets & union:
+                break
+        # _query: the possible blickets are the objects in no "off" trial.
+        possible = full
+        for mask in masks:
+            if not mask & blickets:
+                possible &= ~mask
+        lit_sets = [mask & possible for mask in masks if mask & blickets]
+        query = 0
+        if wanted == "off":
+            table = _WITHIN.get((full & ~possible, max_size)) or _within(full & ~possible, max_size)
+            if len(table) > 1:
+                for _ in range(4):
+                    candidate = table[1 + (getrandbits(32) * (len(table) - 1) >> 32)]
+                    if candidate not in masks:
+                        query = candidate
+                        break
+        elif wanted == "on":
+            for _ in range(4):
+                r = getrandbits(64)
+                core = lit_sets[(r >> 32) * len(lit_sets) >> 32]
+                key = (full & ~core, max_size - core.bit_count())
+                table = _WITHIN.get(key) or _within(*key)
+                candidate = core | table[(r & 0xFFFFFFFF) * len(table) >> 32]
+                if candidate not in masks:
+                    query = candidate
+                    break
+        else:
+            members = _BITS[possible]
+            for _ in range(8):
+                r = getrandbits(64)
+                member = 1 << members[(r >> 32) * len(members) >> 32]
+                key = (full & ~member, max_size - 1)
+                table = _WITHIN.get(key) or _within(*key)
+                candidate = member | table[(r & 0xFFFFFFFF) * len(table) >> 32]
+                if candidate not in masks:
+                    for core in lit_sets:
+                        if not core & ~candidate:
+                            break
+                    else:
+                        query = candidate
+                        break
+        if query:
             break
     else:
         raise ValueError("acre: no trial set gives the wanted label")
-    names = rng.sample(_NAMES, n)
+    taken = bytearray(_UNNAMED)
+    names: list[str] = []
+    for _ in range(n):
+        j = getrandbits(8)
+        while taken[j]:
+            j = getrandbits(8)
+        taken[j] = 1
+        names.append(_NAMES[j])
+    name = names.__getitem__
     bits = _BITS
-    shown = "\n".join(
-        f"{', '.join([names[i] for i in bits[mask]])} -> detector {'on' if lit else 'off'}" for mask, lit in trials
-    )
-    question = (
-        "Some objects are blickets. A detector lights up (on) when at least one blicket is placed on it and "
-        "stays off otherwise; other objects do nothing. These trials put objects on the detector together:\n"
-        f"{shown}\n\nNow {', '.join([names[i] for i in bits[query]])} are placed on it. Is the detector on, off, "
-        "or is that undetermined from the trials? Answer with one word: on, off or undetermined."
-    )
-    meta = {"trials": [[mask, lit] for mask, lit in trials], "query": query, "objects": n}
-    return Problem(question, wanted, meta)
+    parts = [_INTRO]
+    for mask in masks:
+        parts += (", ".join(map(name, bits[mask])), " -> detector on\n" if mask & blickets else " -> detector off\n")
+    parts += ("\nNow ", ", ".join(map(name, bits[query])), _OUTRO)
+    meta = {"trials": [[mask, mask & blickets != 0] for mask in masks], "query": query, "objects": n}
+    return Problem("".join(parts), wanted, meta)
 
 
 FAMILY = Family(
