@@ -111,3 +111,23 @@ def test_pruned_single_steps_find_every_rule_the_reference_finds() -> None:
                 assert list_functions.fitting_outputs(examples, query, tiers, depth) == (
                     list_functions.fitting_outputs_reference(examples, query, tiers, depth)
                 )
+
+
+def test_a_known_rule_is_taken_without_changing_the_answers() -> None:
+    """``fitting_outputs`` given the rule that made the examples (and its query output) does
+    not run that rule again: the answers still equal the rule-by-rule reference's."""
+    rng = random.Random(13)
+    prims = lf._primitives(3)
+    for _ in range(600):
+        f, g = rng.choice(prims)[1], rng.choice(prims)[1]
+        examples = []
+        for _ in range(rng.randint(1, 4)):
+            given = tuple(rng.randint(-6, 14) for _ in range(rng.randint(0, 8)))
+            examples.append((given, g(f(given))))
+        query = tuple(rng.randint(-6, 14) for _ in range(rng.randint(0, 8)))
+        for tiers in (2, 3):
+            if f not in [p for _, p in lf._primitives(tiers)] or g not in [p for _, p in lf._primitives(tiers)]:
+                continue
+            assert lf.fitting_outputs(examples, query, tiers, 2, ((f, g), g(f(query)))) == (
+                lf.fitting_outputs_reference(examples, query, tiers, 2)
+            )
