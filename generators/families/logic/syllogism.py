@@ -354,16 +354,16 @@ def generate(config: Config, rng: random.Random) -> Problem:
             # ``state`` is 1 for a premise or a candidate tried (a draw spent), 2 past the
             # last candidate (drawn again at once, as ``choice`` rejects it).
             missing_good, missing_bad = wanted, shown_count - wanted
-            picked: list[int] = []  # candidate indices, + n for one that follows
-            attempts = 2 * n
-            while attempts:
+            good: list[int] = []  # candidate indices, + n (a mark for the text below)
+            bad: list[int] = []
+            for _ in range(2 * n):  # attempts: a draw past the last candidate is none
                 r = getrandbits(bits)
                 seen = state[r]
+                while seen == 2:
+                    r = getrandbits(bits)
+                    seen = state[r]
                 if seen:
-                    if seen == 1:
-                        attempts -= 1
                     continue
-                attempts -= 1
                 state[r] = 1
                 test = tests[r]
                 if test >= 0:
@@ -377,12 +377,12 @@ def generate(config: Config, rng: random.Random) -> Problem:
                             break
                 if follows:
                     if missing_good:
-                        picked.append(r + n)
+                        good.append(r + n)
                         missing_good -= 1
                         if not (missing_good or missing_bad):
                             break
                 elif missing_bad:
-                    picked.append(r)
+                    bad.append(r)
                     missing_bad -= 1
                     if not (missing_good or missing_bad):
                         break
@@ -391,7 +391,7 @@ def generate(config: Config, rng: random.Random) -> Problem:
     else:
         raise ValueError(f"{NAME}: no instance with {wanted} following conclusions in {_MAX_TRIES} draws")
     # The options: those that follow (in the order found), then the others, shuffled.
-    options = [r for r in picked if r >= n] + [r for r in picked if r < n]
+    options = good + bad
     for m in range(len(options), 1, -1):  # rng.shuffle(options)
         width = _WIDTHS[m]
         j = getrandbits(width)
@@ -429,12 +429,13 @@ def generate(config: Config, rng: random.Random) -> Problem:
             shown[m - 1], shown[j] = shown[j], shown[m - 1]
     imp = config.existential_import
     # ``_phrase`` inline: the question is one list of pieces joined once, each line's
-    # number or letter with its leading words from a table (``_HEADS``).
+    # number or letter with its leading words from a table (``_LINES``).
     parts = ["Premises:"]
     stated = []
     for number, (form, s, p) in enumerate(shown, 1):
         subject, predicate = terms[s], terms[p]
-        parts += (_HEADS[form][number], subject, _WORDS[form][1], predicate, ".")
+        heads, verb = _LINES[form]
+        parts += (heads[number], subject, verb, predicate, ".")
         stated.append([form, subject, predicate])
     parts.append("\nCandidate conclusions:")
     follow = []
@@ -445,7 +446,8 @@ def generate(config: Config, rng: random.Random) -> Problem:
             r -= n
         form, s, p = candidates[r]
         subject, predicate = terms[s], terms[p]
-        parts += (_HEADS[form][at - 5], subject, _WORDS[form][1], predicate, ".")
+        heads, verb = _LINES[form]
+        parts += (heads[at - 5], subject, verb, predicate, ".")
         conclusions.append([form, subject, predicate])
     parts.append(_CLOSING[imp])
     return Problem(
@@ -466,12 +468,12 @@ _ASK = (
 )
 _CLOSING = {imp: f"\n{text}\n{_ASK}" for imp, text in _ASSUMPTIONS.items()}
 """The question's last two lines, by ``existential_import``."""
-_HEADS = {
-    form: tuple(f"\n{n}. {lead}" for n in range(8)) + tuple(f"\n{x}. {lead}" for x in _LETTERS)
-    for form, (lead, _) in _WORDS.items()
+_LINES = {
+    form: (tuple(f"\n{n}. {lead}" for n in range(8)) + tuple(f"\n{x}. {lead}" for x in _LETTERS), verb)
+    for form, (lead, verb) in _WORDS.items()
 }
-"""Per form, a line's start: ``\n3. All `` for premise 3 (index 3), ``\nB. All `` for
-conclusion B (index ``1 - 5``, counted from the end)."""
+"""Per form, a line's start and the words between its terms: ``\n3. All `` for premise 3
+(index 3), ``\nB. All `` for conclusion B (index ``1 - 5``, counted from the end)."""
 
 
 FAMILY = Family(
