@@ -167,6 +167,8 @@ class _Lookups:
     steps: tuple[Step, ...]
     add: dict[int, list[Step]]
     mul: list[tuple[Step, int]]
+    mul_by: dict[int, Step]
+    """"mul k" by k (one step per k)."""
     reverse: list[Step]
     sort: list[Step]
     sort_desc: list[Step]
@@ -205,6 +207,7 @@ def _lookups(tiers: int) -> _Lookups:
         steps=tuple(f for f, _, _ in _second_steps(tiers)),
         add=add,
         mul=list(groups[_MUL]),
+        mul_by={k: f for f, k in groups[_MUL]},
         reverse=plain(_REVERSE),
         sort=plain(_SORT),
         sort_desc=plain(_SORT_DESC),
@@ -223,9 +226,13 @@ def _steps_into(lookups: _Lookups, mids: Sequence[Items], target: Items) -> list
     A primitive is run on a middle list only when cheap necessary conditions hold, so most
     pairs are ruled out without running anything: conditions on ``target`` alone first (a
     filter's output is all even, all odd, above its bound or without repeats; a sort's is
-    in order), then on the middle list (its length, and where ``target``'s first and last
-    values can come from: "add k" is the one k that maps the first value, a take or drop
-    starts at a known index, a filter keeps values it has).
+    in order), then on the middle list: its length, and where ``target``'s first and last
+    values can come from. "add k" is the one k that maps the first value; a take or drop
+    gives a known slice, so both ends are read; a sort's ends are the list's least and
+    greatest, a running sum's its first value and its sum; a filter's output starts
+    (ends) with the list's first (last) value whenever that value passes the filter, and
+    "unique" always starts with it. These are only the conditions: a step that meets them
+    is still run.
     """
     found: list[tuple[int, Step]] = []
     size = len(target)
@@ -235,15 +242,19 @@ def _steps_into(lookups: _Lookups, mids: Sequence[Items], target: Items) -> list
             found.extend((at, g) for g in steps if not g(mid))
         return found
     head, last = target[0], target[-1]
-    filters: list[Step] = []
+    filters: list[Step] = []  # every filter that could give target (for a list equal to it)
+    parity: list[Step] = []  # evens or odds, when target is all even or all odd
+    odd = head & 1
+    aboves: list[tuple[Step, int]] = []
+    unique: list[Step] = []
     if lookups.evens:  # tier 2 and up: the filters and the descending sort
-        parities = {x & 1 for x in target}
-        if len(parities) == 1:
-            filters += lookups.odds if head & 1 else lookups.evens
+        if all(x & 1 == odd for x in target):
+            parity = lookups.odds if odd else lookups.evens
         low = min(target)
-        filters += [g for g, k in lookups.above if low > k]
+        aboves = [(g, k) for g, k in lookups.above if low > k]
         if lookups.unique and len(set(target)) == size:
-            filters += lookups.unique
+            unique = lookups.unique
+        filters = parity + [g for g, _ in aboves] + unique
     # The sorts can give ``target`` only if it is in order: read once, not per middle list.
     ascending = lookups.sort if lookups.sort and list(target) == sorted(target) else []
     descending = lookups.sort_desc if lookups.sort_desc and list(target) == sorted(target, reverse=True) else []
@@ -251,40 +262,49 @@ def _steps_into(lookups: _Lookups, mids: Sequence[Items], target: Items) -> list
     shaped, take_drop = lookups.shaped, lookups.take_drop
     shapes: list[tuple[Step, int]] = []
     shapes_length = -1  # the length ``shapes`` is for: most middle lists share one
-    for at, mid in enumerate(mids):
+    end_at = size - 1  # a slice's last value is at its start + size - 1
+    mul_by = lookups.mul_by
+    for at, mid in enumerate(mids):  # each step that meets the conditions is run at once
         length = len(mid)
         if length < size:  # no step lengthens a list
             continue
-        candidates: list[Step] = []
+        first, end = mid[0], mid[-1]
         if length == size:  # the length-preserving steps
-            first, end = mid[0], mid[-1]
             shift = head - first
             step = adds.get(shift)
             if step and end + shift == last:
-                candidates += step
-            for g, k in muls:
-                if first * k == head and end * k == last:
-                    candidates.append(g)
+                found += [(at, g) for g in step if g(mid) == target]
+            if first:  # "mul k" maps first to head only for k = head / first
+                factor, left = divmod(head, first)
+                if not left and factor in mul_by and end * factor == last:
+                    g = mul_by[factor]
+                    if g(mid) == target:
+                        found.append((at, g))
+            elif not head:  # first 0: every k maps it to head 0
+                found += [(at, g) for g, k in muls if end * k == last and g(mid) == target]
             if end == head and first == last:
-                candidates += reverse
-            if first == head:
-                candidates += cumsum
-            if ascending and min(mid) == head:
-                candidates += ascending
-            if descending and max(mid) == head:
-                candidates += descending
-            if mid == target:  # a filter or take that keeps every value
-                candidates += filters
+                found += [(at, g) for g in reverse if g(mid) == target]
+            if cumsum and first == head and sum(mid) == last:
+                found += [(at, g) for g in cumsum if g(mid) == target]
+            if ascending and min(mid) == head and max(mid) == last:
+                found += [(at, g) for g in ascending if g(mid) == target]
+            if descending and max(mid) == head and min(mid) == last:
+                found += [(at, g) for g in descending if g(mid) == target]
+            if filters and mid == target:  # a filter that keeps every value
+                found += [(at, g) for g in filters if g(mid) == target]
         elif filters and head in mid:
-            candidates += filters
+            if parity and (first & 1 != odd or first == head) and (end & 1 != odd or end == last):
+                found += [(at, g) for g in parity if g(mid) == target]
+            for g, k in aboves:
+                if (first <= k or first == head) and (end <= k or end == last) and g(mid) == target:
+                    found.append((at, g))
+            if unique and first == head:
+                found += [(at, g) for g in unique if g(mid) == target]
         if length != shapes_length:
             shapes_length = length
             shapes = shaped.get((length, size)) or take_drop(length, size)
         for g, start in shapes:
-            if mid[start] == head:
-                candidates.append(g)
-        for g in candidates:
-            if g(mid) == target:
+            if mid[start] == head and mid[start + end_at] == last and g(mid) == target:
                 found.append((at, g))
     return found
 
