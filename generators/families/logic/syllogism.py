@@ -201,7 +201,9 @@ class _Plan:
     form_bits: int
     others: dict[str, tuple[str, ...]]
     """Per form, the other forms: what an altered premise's new form is drawn from."""
-    shapes: tuple[tuple[Statement, ...], ...]
+    shapes: tuple[tuple[tuple[Statement, ...], tuple[tuple[int, Statement], ...]], ...]
+    """Per figure, its statements and, for each "no"/"some" one (in order), its index and
+    the statement turned round (what a draw below 0.5 puts there)."""
     shape_bits: int
     k_bits: int
     masks: dict[Statement, tuple[bool, int, int]]
@@ -245,7 +247,10 @@ def _plan(config: Config) -> _Plan:
         forms=forms,
         form_bits=len(forms).bit_length(),
         others={form: tuple(f for f in forms if f != form) for form in forms},
-        shapes=tuple(_figure(shape, k) for shape in _SHAPES[config.particular]),
+        shapes=tuple(
+            (figure, tuple((i, (f, b, a)) for i, (f, a, b) in enumerate(figure) if f in ("E", "I")))
+            for figure in (_figure(shape, k) for shape in _SHAPES[config.particular])
+        ),
         shape_bits=len(_SHAPES[config.particular]).bit_length(),
         k_bits=k.bit_length(),
         masks={
@@ -303,7 +308,11 @@ def generate(config: Config, rng: random.Random) -> Problem:
             r = getrandbits(plan.shape_bits)
             while r >= len(shapes):
                 r = getrandbits(plan.shape_bits)
-            premises = [(f, b, a) if (f == "E" or f == "I") and random_() < 0.5 else (f, a, b) for f, a, b in shapes[r]]
+            shape, turns = shapes[r]
+            premises = list(shape)
+            for i, turned in turns:
+                if random_() < 0.5:
+                    premises[i] = turned
             if not wanted:  # alter one premise: turn an "all"/"some not" round, or change its form
                 i = getrandbits(plan.k_bits)
                 while i >= k:
