@@ -368,11 +368,12 @@ def generate(config: Config, rng: random.Random) -> Problem:
             for _ in range(2 * n):  # attempts: a draw past the last candidate is none
                 r = getrandbits(bits)
                 seen = state[r]
-                while seen == 2:
-                    r = getrandbits(bits)
-                    seen = state[r]
                 if seen:
-                    continue
+                    while seen == 2:
+                        r = getrandbits(bits)
+                        seen = state[r]
+                    if seen:
+                        continue
                 state[r] = 1
                 test = tests[r]
                 if test >= 0:
@@ -401,22 +402,22 @@ def generate(config: Config, rng: random.Random) -> Problem:
         raise ValueError(f"{NAME}: no instance with {wanted} following conclusions in {_MAX_TRIES} draws")
     # The options: those that follow (in the order found), then the others, shuffled.
     options = good + bad
-    for m in range(len(options), 1, -1):  # rng.shuffle(options)
-        width = _WIDTHS[m]
+    for i in range(len(options) - 1, 0, -1):  # rng.shuffle(options): j below i + 1
+        width = _WIDTHS[i + 1]
         j = getrandbits(width)
-        while j >= m:
+        while j > i:
             j = getrandbits(width)
-        options[m - 1], options[j] = options[j], options[m - 1]
+        options[i], options[j] = options[j], options[i]
     if plan.sample_pool:
         pool = list(_TERMS)
         terms = []
-        for m in range(len(pool), len(pool) - num_terms, -1):
-            width = _WIDTHS[m]
+        for i in range(len(pool) - 1, len(pool) - 1 - num_terms, -1):  # j below i + 1
+            width = _WIDTHS[i + 1]
             j = getrandbits(width)
-            while j >= m:
+            while j > i:
                 j = getrandbits(width)
             terms.append(pool[j])
-            pool[j] = pool[m - 1]
+            pool[j] = pool[i]
     else:
         size = len(_TERMS)
         width = size.bit_length()
@@ -430,12 +431,12 @@ def generate(config: Config, rng: random.Random) -> Problem:
             terms.append(_TERMS[j])
     shown = premises
     if config.shuffled:
-        for m in range(len(shown), 1, -1):  # rng.shuffle(shown)
-            width = _WIDTHS[m]
+        for i in range(len(shown) - 1, 0, -1):  # rng.shuffle(shown)
+            width = _WIDTHS[i + 1]
             j = getrandbits(width)
-            while j >= m:
+            while j > i:
                 j = getrandbits(width)
-            shown[m - 1], shown[j] = shown[j], shown[m - 1]
+            shown[i], shown[j] = shown[j], shown[i]
     imp = config.existential_import
     # ``_phrase`` inline: the question is one list of pieces joined once, each line's
     # number or letter with its leading words from a table (``_LINES``).
