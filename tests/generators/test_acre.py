@@ -171,3 +171,13 @@ def test_trials_are_distinct_bounded_and_some_light() -> None:
 def test_impossible_trial_counts_are_refused() -> None:
     with pytest.raises(ValueError, match="distinct trials"):
         acre.generate(acre.Config(objects=3, trials=12, max_trial_size=1), random.Random(0))
+
+
+def test_within_tables_equal_the_scan() -> None:
+    """The sub-mask tables built from combinations of a mask's bits equal the scan of every
+    number up to the mask (the sub-masks with at most ``limit`` bits, ascending)."""
+    for mask in range(1 << 9):
+        for limit in range(6):
+            assert acre._within(mask, limit) == tuple(
+                q for q in range(mask + 1) if q & ~mask == 0 and q.bit_count() <= limit
+            )

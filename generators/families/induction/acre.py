@@ -22,6 +22,7 @@ came out, about 17 sampled sets an item.
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -103,11 +104,21 @@ def _sized(objects: int, max_size: int) -> tuple[tuple[int, ...], ...]:
 
 def _within(mask: int, limit: int) -> tuple[int, ...]:
     """Every sub-mask of ``mask`` with at most ``limit`` bits, ascending (0 first): the
-    queries that keep to a given set of objects, looked up instead of drawn and rejected."""
+    queries that keep to a given set of objects, looked up instead of drawn and rejected.
+
+    Built on first use from the combinations of the mask's own bits (at most a few hundred
+    sums) rather than by testing every number up to the mask: at 9 objects a config meets
+    some 2,000 of these tables, and building them by the scan was a third of the first few
+    thousand items' time."""
     key = (mask, limit)
     table = _WITHIN.get(key)
     if table is None:
-        table = _WITHIN[key] = tuple(q for q in range(mask + 1) if q & ~mask == 0 and q.bit_count() <= limit)
+        members = [1 << i for i in _BITS[mask]]
+        subsets = [0]
+        for size in range(1, min(limit, len(members)) + 1):
+            subsets += map(sum, itertools.combinations(members, size))
+        subsets.sort()
+        table = _WITHIN[key] = tuple(subsets)
     return table
 
 
