@@ -71,6 +71,8 @@ def _tiered() -> list[list[tuple[str, Callable[[Items], Items]]]]:
 
 
 _TIERS = _tiered()
+_ODD = (1).__and__
+"""1 for an odd value, 0 for an even one (negative ones too), called from C by ``map``."""
 
 
 @dataclass(frozen=True)
@@ -248,7 +250,7 @@ def _steps_into(lookups: _Lookups, mids: Sequence[Items], target: Items) -> list
     aboves: list[tuple[Step, int]] = []
     unique: list[Step] = []
     if lookups.evens:  # tier 2 and up: the filters and the descending sort
-        if all(x & 1 == odd for x in target):
+        if sum(map(_ODD, target)) == (size if odd else 0):  # every value of head's parity
             parity = lookups.odds if odd else lookups.evens
         low = min(target)
         aboves = [(g, k) for g, k in lookups.above if low > k]
@@ -342,13 +344,14 @@ def fitting_outputs(
         return answers
     steps = lookups.steps
     mids = [f(first_in) for f in steps]
-    for f, mid in zip(steps, mids, strict=True):
-        if mid == first_out:
-            for given, wanted in rest:
-                if f(given) != wanted:
-                    break
-            else:
-                answers.add(f(query))
+    if first_out in mids:  # a single step gives the first output (read in C before walking)
+        for f, mid in zip(steps, mids, strict=True):
+            if mid == first_out:
+                for given, wanted in rest:
+                    if f(given) != wanted:
+                        break
+                else:
+                    answers.add(f(query))
     known_first, known_second = known[0] if known is not None and len(known[0]) == 2 else (None, None)
     for at, g in _steps_into(lookups, mids, first_out):
         f = steps[at]
@@ -443,16 +446,20 @@ def generate(config: Config, rng: random.Random) -> Problem:
             rule = chain[0][1]
         else:
 
-            def rule(xs: Items, chain: list[tuple[str, Callable[[Items], Items]]] = chain) -> Items:
-                for _, f in chain:
-                    xs = f(xs)
-                return xs
+            def rule(xs: Items, f: Step = chain[0][1], g: Step = chain[1][1]) -> Items:
+                return g(f(xs))
 
-        inputs = [draw() for _ in range(config.examples)]
-        examples = [(xs, rule(xs)) for xs in inputs]
+        examples = [(xs, rule(xs)) for xs in [draw() for _ in range(config.examples)]]
         query = draw()
         answer = rule(query)
-        if len(answer) < 2 or any(xs == out for xs, out in examples) or any(not out for _, out in examples):
+        if len(answer) < 2:
+            continue
+        shown_as_is = False  # an example whose output is empty or its input unchanged
+        for xs, out in examples:
+            if not out or xs == out:
+                shown_as_is = True
+                break
+        if shown_as_is:
             continue
         known = (tuple(f for _, f in chain), answer)
         for _ in range(3):
