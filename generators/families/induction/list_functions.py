@@ -257,9 +257,9 @@ def _steps_into(lookups: _Lookups, mids: Sequence[Items], target: Items) -> list
         if lookups.unique and len(set(target)) == size:
             unique = lookups.unique
         filters = parity + [g for g, _ in aboves] + unique
-    # The sorts can give ``target`` only if it is in order: read once, not per middle list.
-    ascending = lookups.sort if lookups.sort and list(target) == sorted(target) else []
-    descending = lookups.sort_desc if lookups.sort_desc and list(target) == sorted(target, reverse=True) else []
+    # The sorts can give ``target`` only if it is in order: read when a list's ends first
+    # allow a sort, and the sort dropped for the rest of the lists if it is not.
+    ascending, descending = lookups.sort, lookups.sort_desc
     adds, muls, reverse, cumsum = lookups.add, lookups.mul, lookups.reverse, lookups.cumsum
     shaped, take_drop = lookups.shaped, lookups.take_drop
     shapes: list[tuple[Step, int]] = []
@@ -289,9 +289,15 @@ def _steps_into(lookups: _Lookups, mids: Sequence[Items], target: Items) -> list
             if cumsum and first == head and sum(mid) == last:
                 found += [(at, g) for g in cumsum if g(mid) == target]
             if ascending and min(mid) == head and max(mid) == last:
-                found += [(at, g) for g in ascending if g(mid) == target]
+                if list(target) == sorted(target):
+                    found += [(at, g) for g in ascending if g(mid) == target]
+                else:
+                    ascending = []
             if descending and max(mid) == head and min(mid) == last:
-                found += [(at, g) for g in descending if g(mid) == target]
+                if list(target) == sorted(target, reverse=True):
+                    found += [(at, g) for g in descending if g(mid) == target]
+                else:
+                    descending = []
             if filters and mid == target:  # a filter that keeps every value
                 found += [(at, g) for g in filters if g(mid) == target]
         elif filters and head in mid:
@@ -461,7 +467,7 @@ def generate(config: Config, rng: random.Random) -> Problem:
                 break
         if shown_as_is:
             continue
-        known = (tuple(f for _, f in chain), answer)
+        known = ((chain[0][1], chain[1][1]), answer) if depth == 2 else None
         for _ in range(3):
             fits = fitting_outputs(examples, query, config.tiers, config.depth, known)
             if fits == {answer}:
