@@ -95,8 +95,8 @@ def first_blocking(
     owners: Owners | None = None,
 ) -> Rule | None:
     """The first of the staff ``rules`` that forbids its operation on ``row`` (its related records read
-    from ``conn`` where a rule needs them, an owner's records kept in ``owners`` where given; a history
-    rule's count includes the request's ``earlier`` writes), or None."""
+    from ``conn`` where a rule needs them; a history rule's count per owner kept in ``owners`` where
+    given, and including the request's ``earlier`` writes), or None."""
     for rule in rules:
         before = 0 if earlier is None or rule.kind != "history" else earlier.get((rule.id, row.get(str(rule.via))), 0)
         if owners is not None and rule.kind == "history" and rule.via is not None and row.get(rule.via) is not None:

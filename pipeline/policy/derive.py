@@ -438,7 +438,7 @@ def _derive_policy(schema: Schema, conn: sqlite3.Connection, clock: str, seed: i
         if when is None:
             continue
         ruling = [r for r in rules if r.kind in STAFF_KINDS and r.operation == op.name]
-        owners: Owners = {}  # the state does not change here: each owner's records read once
+        owners: Owners = {}  # the state does not change here: each history rule counted once for every owner
         rows = [r for r in _rows(conn, table, op) if first_blocking(ruling, conn, r, clock, owners=owners) is None]
         paths = ownership(schema, table)
         owner = paths[0][0] if paths and len(paths[0]) == 1 else None

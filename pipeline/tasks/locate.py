@@ -364,11 +364,12 @@ def describe(ctx: Context, rng: random.Random, table: Table, row: dict[str, Any]
     return found
 
 
-def _rank_rows(ctx: Context, table: Table) -> list[dict[str, Any]]:
+def _rank_rows(ctx: Context, table: Table) -> Rows:
     """Rows that are the newest or oldest child of their parent by some time column.
 
-    One grouped pass per (reference, time column): a correlated subquery per row would read
-    every sibling of every row, which grows with the square of a parent's children.
+    One pass over the held columns per (reference, time column) (:func:`_ends`): a correlated
+    subquery per row would read every sibling of every row, which grows with the square of a
+    parent's children.
     """
     if ("rank", table.name) not in ctx.memo:
         ids: set[int] = set()

@@ -7,6 +7,7 @@ import ast
 import itertools
 import random
 import time
+from typing import Any
 
 from generators.dataset import create_dataset, score
 from generators.families.induction import list_functions as lf
@@ -68,6 +69,17 @@ def test_huge_answers_are_refused_fast() -> None:
     assert time.perf_counter() - started < 1.0
 
 
+def _examples(rng: random.Random, rule: Any, most: int) -> tuple[list[Any], tuple[int, ...]]:
+    """One to ``most`` examples ``rule`` makes from small lists (negative values, empty lists and
+    repeats included), and a query list drawn the same way."""
+    examples = []
+    for _ in range(rng.randint(1, most)):
+        given = tuple(rng.randint(-6, 14) for _ in range(rng.randint(0, 8)))
+        examples.append((given, rule(given)))
+    query = tuple(rng.randint(-6, 14) for _ in range(rng.randint(0, 8)))
+    return examples, query
+
+
 def test_pruned_second_steps_find_every_rule_the_reference_finds() -> None:
     """fitting_outputs runs a second step only when cheap necessary conditions hold (its
     output's length, first and last value, and the target's order, parity, bounds and
@@ -79,11 +91,7 @@ def test_pruned_second_steps_find_every_rule_the_reference_finds() -> None:
     prims = list_functions._primitives(3)
     for _ in range(600):
         f, g = rng.choice(prims)[1], rng.choice(prims)[1]
-        examples = []
-        for _ in range(rng.randint(1, 3)):
-            given = tuple(rng.randint(-6, 14) for _ in range(rng.randint(0, 8)))
-            examples.append((given, g(f(given))))
-        query = tuple(rng.randint(-6, 14) for _ in range(rng.randint(0, 8)))
+        examples, query = _examples(rng, lambda x: g(f(x)), 3)
         for tiers, depth in ((1, 2), (2, 2), (3, 2), (3, 1)):
             assert list_functions.fitting_outputs(examples, query, tiers, depth) == (
                 list_functions.fitting_outputs_reference(examples, query, tiers, depth)
@@ -102,11 +110,7 @@ def test_pruned_single_steps_find_every_rule_the_reference_finds() -> None:
         prims = list_functions._primitives(tiers)
         for _ in range(400):
             f = rng.choice(prims)[1]
-            examples = []
-            for _ in range(rng.randint(1, 3)):
-                given = tuple(rng.randint(-6, 14) for _ in range(rng.randint(0, 8)))
-                examples.append((given, f(given)))
-            query = tuple(rng.randint(-6, 14) for _ in range(rng.randint(0, 8)))
+            examples, query = _examples(rng, f, 3)
             for depth in (1, 2):
                 assert list_functions.fitting_outputs(examples, query, tiers, depth) == (
                     list_functions.fitting_outputs_reference(examples, query, tiers, depth)
@@ -120,11 +124,7 @@ def test_a_known_rule_is_taken_without_changing_the_answers() -> None:
     prims = lf._primitives(3)
     for _ in range(600):
         f, g = rng.choice(prims)[1], rng.choice(prims)[1]
-        examples = []
-        for _ in range(rng.randint(1, 4)):
-            given = tuple(rng.randint(-6, 14) for _ in range(rng.randint(0, 8)))
-            examples.append((given, g(f(given))))
-        query = tuple(rng.randint(-6, 14) for _ in range(rng.randint(0, 8)))
+        examples, query = _examples(rng, lambda x: g(f(x)), 4)
         for tiers in (2, 3):
             if f not in [p for _, p in lf._primitives(tiers)] or g not in [p for _, p in lf._primitives(tiers)]:
                 continue
