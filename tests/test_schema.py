@@ -63,6 +63,23 @@ def test_ddl_compiles_for_every_dialect_and_runs_on_sqlite_and_duckdb(domain: st
     assert found == {t.name for t in schema.tables}
 
 
+@pytest.mark.parametrize("domain", DOMAINS[:6])
+def test_a_lookup_by_label_or_reference_searches_an_index(domain: str) -> None:
+    """The list tools find a row by its label and children by their parent: neither scans the table."""
+    schema = build_schema(load_blueprint(domain))
+    with closing(sqlite3.connect(":memory:")) as conn:
+        conn.executescript(ddl_script(schema, "sqlite"))
+        for table in schema.tables:
+            for column in (table.label, *(c.name for c in table.foreign_keys)):
+                plan = " ".join(
+                    str(r[-1])
+                    for r in conn.execute(
+                        f'EXPLAIN QUERY PLAN SELECT count(*) FROM "{table.name}" WHERE "{column}" = 1'
+                    )
+                )
+                assert "USING" in plan and "INDEX" in plan, (table.name, column, plan)
+
+
 def test_duckdb_enforces_the_same_constraints() -> None:
     duckdb = pytest.importorskip("duckdb")
     con = _duckdb()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -72,6 +73,26 @@ def test_get_list_create_update_and_transition(store) -> None:
     if pending:
         cancelled = s.call("cancel_order", {"id": pending[0]["id"]})
         assert cancelled["status"] == "cancelled"
+
+
+def test_a_list_s_total_and_next_offset_are_the_count_at_every_page(store) -> None:
+    """The count is read from a page that ends short of its limit; a full page, or one past the
+    last match, still asks for it: every page must report what a separate count says."""
+    _schema, _toolset, executor, initial = store
+    s = Session(initial, executor)
+    statuses = [r[0] for r in s.conn.execute("SELECT DISTINCT status FROM orders ORDER BY status")]
+    cases: list[tuple[dict[str, Any], str]] = [({}, "")]
+    cases += [({"status": v}, f"status = '{v}'") for v in statuses]
+    cases.append(({"placed_at_from": "2999-01-01T00:00:00"}, "placed_at >= '2999'"))
+    for args, where in cases:
+        want = s.conn.execute(f"SELECT count(*) FROM orders{' WHERE ' + where if where else ''}").fetchone()[0]
+        for limit in (1, 2, 7, 50):
+            for offset in (0, 1, max(0, want - limit), max(0, want - 1), want, want + 3):
+                page = s.call("list_orders", {**args, "limit": limit, "offset": offset})
+                assert page["total"] == want, (args, limit, offset)
+                assert len(page["items"]) == max(0, min(limit, want - offset))
+                end = offset + len(page["items"])
+                assert page["next_offset"] == (end if end < want else None)
 
 
 @pytest.mark.parametrize(

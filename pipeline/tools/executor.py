@@ -78,6 +78,12 @@ def open_reading(initial: bytes) -> sqlite3.Connection:
     return conn
 
 
+def contains_sql(column: str) -> str:
+    """The ``<column>_contains`` filter's condition (one bound parameter): SQLite's ``lower`` folds
+    ASCII letters only, so whoever counts the same matches must ask SQLite, not ``str.lower``."""
+    return f"instr(lower({_q(column)}), lower(?)) > 0"
+
+
 class Executor:
     """Runs tool calls against one SQLite connection (one session's state)."""
 
@@ -218,7 +224,7 @@ class Executor:
                     where.append(f"{_q(col)} {op} ?")
                     params.append(args[col + suffix])
             if col + "_contains" in args:
-                where.append(f"instr(lower({_q(col)}), lower(?)) > 0")
+                where.append(contains_sql(col))
                 params.append(args[col + "_contains"])
         return (f" WHERE {' AND '.join(where)}" if where else ""), params
 
@@ -245,7 +251,6 @@ class Executor:
     def _list(self, conn: sqlite3.Connection, spec: ListTool, args: dict[str, Any]) -> dict[str, Any]:
         table = self._tables[spec.table]
         clause, params = self._where(table, args)
-        total = conn.execute(f"SELECT count(*) FROM {_q(table.name)}{clause}", params).fetchone()[0]
         order = self._column_name(table, args.get("order_by", "id"), "order_by")
         direction = "DESC" if args.get("descending") else "ASC"
         limit = args.get("limit", DEFAULT_PAGE_SIZE)
@@ -255,7 +260,14 @@ class Executor:
             [*params, limit, offset],
         )
         names = [d[0] for d in cur.description]
-        items = [self._to_json(table, names, r) for r in cur.fetchall()]
+        rows = cur.fetchall()
+        # A page that ends short of its limit ends the matches, so it tells the total: the second
+        # scan for the count is paid only when the page is full or starts past the last match.
+        if 0 < len(rows) < limit or (not rows and offset == 0):
+            total = offset + len(rows)
+        else:
+            total = conn.execute(f"SELECT count(*) FROM {_q(table.name)}{clause}", params).fetchone()[0]
+        items = [self._to_json(table, names, r) for r in rows]
         next_offset = offset + len(items) if offset + len(items) < total else None
         return {"items": items, "total": total, "next_offset": next_offset}
 

@@ -118,6 +118,10 @@ def metadata_for(schema: Schema, dialect: str = "sqlite") -> sa.MetaData:
         t = sa.Table(table.name, md, *items)
         for col in table.foreign_keys:
             sa.Index(constraint_name("ix", table.name, col.name), t.c[col.name])
+        label = next((c for c in table.columns if c.name == table.label), None)
+        if label is not None and not (label.primary_key or label.unique or label.references):
+            # Users find a row by its label, as a real system's lookup by name is indexed.
+            sa.Index(constraint_name("ix", table.name, label.name), t.c[label.name])
     return md
 
 

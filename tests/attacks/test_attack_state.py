@@ -17,7 +17,7 @@ EXTRA_OBJECTS = {
     "trigger": "CREATE TRIGGER wipe_reviews AFTER UPDATE ON categories BEGIN DELETE FROM reviews; END",
     "view": "CREATE VIEW cheap AS SELECT * FROM products WHERE price < 1",
     "table": "CREATE TABLE shadow (id INTEGER PRIMARY KEY, note TEXT)",
-    "index": "CREATE INDEX ix_reviews_headline ON reviews (headline)",
+    "index": "CREATE INDEX ix_reviews_undeclared ON reviews (rating)",
 }
 
 
