@@ -8,12 +8,14 @@ import math
 import random
 import sqlite3
 from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from pipeline.policy.derive import _hit, _hits
-from pipeline.tasks.context import Context, _passing, _tuned
+from pipeline.tasks.context import Context, Where, _passing, _tuned
 from pipeline.tasks.filters import ColumnValues, Filter, Rows, keep
 from pipeline.world.schema import Column, Table
 
@@ -192,27 +194,40 @@ def test_a_related_rule_s_hits_in_one_scan_are_the_hits_per_value() -> None:
     conn.close()
 
 
+@contextmanager
+def _bundle_contexts(bundles: dict[str, Any]) -> Iterator[list[tuple[Context, sqlite3.Connection]]]:
+    """A task-generation context over each starter bundle's state, as the tasks step builds it."""
+    from pipeline.policy.model import Policy
+    from pipeline.runtime.environment import Environment
+    from pipeline.tasks.phrasing import Phrasebook
+    from pipeline.tools.executor import open_copy
+
+    opened: list[tuple[Any, sqlite3.Connection, Context]] = []
+    try:
+        for path in bundles.values():
+            env = Environment.from_bundle(Path(path))
+            conn = open_copy(env.bundle.state_bytes)
+            policy = Policy.model_validate(env.bundle.manifest.policy_rules)
+            ctx = Context(env.schema, env.toolset, env.executor, conn, policy.clock, 0, Phrasebook.load(), policy)
+            opened.append((env, conn, ctx))
+        yield [(ctx, conn) for _env, conn, ctx in opened]
+    finally:
+        for env, conn, _ctx in opened:
+            conn.close()
+            env.close()
+
+
 def test_a_parents_latest_and_earliest_rows_match_the_grouped_query(bundles: dict[str, Any]) -> None:
     """``locate._ends`` reads a parent's latest and earliest child from the held columns; the grouped
     SQL query it replaced is the reading it must equal, on every table, reference and time column of
     every starter bundle (ties, missing times and missing parents included)."""
-    from pathlib import Path
-
-    from pipeline.policy.model import Policy
-    from pipeline.runtime.environment import Environment
     from pipeline.tasks import locate
-    from pipeline.tasks.phrasing import Phrasebook
-    from pipeline.tools.executor import open_copy
     from pipeline.world.sqlnames import quote_ident
 
     checked = 0
-    for path in bundles.values():
-        env = Environment.from_bundle(Path(path))
-        conn = open_copy(env.bundle.state_bytes)
-        try:
-            policy = Policy.model_validate(env.bundle.manifest.policy_rules)
-            ctx = Context(env.schema, env.toolset, env.executor, conn, policy.clock, 0, Phrasebook.load(), policy)
-            for table in env.schema.tables:
+    with _bundle_contexts(bundles) as contexts:
+        for ctx, conn in contexts:
+            for table in ctx.schema.tables:
                 rows = ctx.rows(table)
                 for fk in table.foreign_keys:
                     for col in ctx.times(table):
@@ -224,13 +239,56 @@ def test_a_parents_latest_and_earliest_rows_match_the_grouped_query(bundles: dic
                         expected = {r[0] for r in conn.execute(query)}
                         assert locate._ends(ctx, table, rows, fk.name, col.name) == expected, (table.name, fk.name)
                         checked += 1
-        finally:
-            conn.close()
-            env.close()
     assert checked >= 10
+
+
+def test_a_name_word_s_matches_and_their_second_attributes_count_as_the_list_tool_counts(
+    bundles: dict[str, Any],
+) -> None:
+    """``locate._by_partial`` reads the rows a word of a name matches once and counts each second
+    attribute over them by mask; the list tool's own total for the same arguments is what each count
+    must equal, for words of many rows' names and every describing column of every starter bundle."""
+    from pipeline.tasks.locate import WORD
+
+    checked = 0
+    with _bundle_contexts(bundles) as contexts:
+        for ctx, _conn in contexts:
+            for table in ctx.schema.tables:
+                contains = f"{table.label}_contains"
+                tool = ctx.tool("list", table)
+                if tool is None or contains not in ctx.toolset.get(tool).parameters["properties"]:
+                    continue
+                every = ctx.rows(table)
+                for row in every[:: max(1, len(every) // 12)]:
+                    for word in WORD.findall(str(row[table.label] or ""))[:2]:
+                        sharing = ctx.rows(table, Where(table.label, "contains", word))
+                        assert len(sharing) == ctx.total(table, {contains: word}), (table.name, word)
+                        for c in ctx.describers(table):
+                            f = Filter.matching(c, row[c.name])
+                            if f is None:
+                                continue
+                            counted = int(sharing.column(c.name).mask(f).sum())
+                            assert counted == ctx.total(table, {contains: word, **f.arguments()}), (table.name, c.name)
+                            checked += 1
+    assert checked >= 100
 
 
 def test_rows_with_ids_keep_the_query_order() -> None:
     rows = Rows(["id", "v"], [(1, "a"), (3, "b"), (4, None), (9, "c")])
     assert [r["id"] for r in rows.with_ids({9, 1, 4})] == [1, 4, 9]
     assert list(rows.with_ids(set())) == []
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_rows_grouped_are_the_rows_of_each_key_in_the_query_order(seed: int) -> None:
+    rows, rng = _rows(200, seed), random.Random(seed)
+    keys = [rng.choice([None, "a", "b", 7]) for _ in range(len(rows))]
+    want: dict[Any, list[dict[str, Any]]] = {}
+    for key, row in zip(keys, rows, strict=True):
+        if key is not None:
+            want.setdefault(key, []).append(row)
+    got = rows.grouped(keys)
+    assert {k: list(v) for k, v in got.items()} == want
+    assert list(got) == list(want)  # the keys in first-seen order, as a dict built row by row has them
+    with pytest.raises(ValueError):
+        rows.grouped(keys[:-1])

@@ -37,21 +37,22 @@ from pipeline.tasks.words import (
     with_article,
     words,
 )
-from pipeline.tools.executor import Executor
+from pipeline.tools.executor import Executor, contains_sql
 from pipeline.tools.specs import MAX_PAGE_SIZE, ListTool, Toolset, ToolSpec
 from pipeline.world.schema import Column, Schema, Table
 from pipeline.world.sqlnames import quote_ident
 
 
 class Where(NamedTuple):
-    """One condition of :meth:`Context.rows`: ``column = value``, or ``column IN value`` (a tuple).
+    """One condition of :meth:`Context.rows`: ``column = value``, ``column IN value`` (a tuple), or
+    ``column`` contains ``value`` as the list tools' ``_contains`` filter reads it.
 
     Structured rather than SQL text so that no family writes SQL: the column is quoted here
     and the value is always a bound parameter. Hashable, so a query is memoised by it.
     """
 
     column: str
-    op: Literal["=", "in"]
+    op: Literal["=", "in", "contains"]
     value: Any
 
 
@@ -67,8 +68,11 @@ def _where_sql(where: tuple[Where, ...]) -> tuple[str, tuple[Any, ...]]:
             # One bound JSON array, however many ids: no statement text grows with the set.
             clauses.append(f"{quote_ident(w.column)} IN (SELECT value FROM json_each(?))")
             params.append(json.dumps(sorted(w.value)))
+        elif w.op == "contains":
+            clauses.append(contains_sql(w.column))
+            params.append(w.value)
         else:
-            raise ValueError(f"Where.op must be '=' or 'in', got {w.op!r}")
+            raise ValueError(f"Where.op must be '=', 'in' or 'contains', got {w.op!r}")
     return ("WHERE " + " AND ".join(clauses) if clauses else ""), tuple(params)
 
 

@@ -196,6 +196,15 @@ class Rows(Sequence[dict[str, Any]]):
         i = self._names.index("id")
         return Rows(self._names, [r for r in self._data if r[i] in ids])
 
+    def grouped(self, keys: Sequence[Any]) -> dict[Any, Rows]:
+        """The rows under each key (``keys[i]`` is row i's; a None key drops the row), each group in
+        the same order: grouping the held tuples builds no dict per row."""
+        groups: dict[Any, list[tuple[Any, ...]]] = {}
+        for key, row in zip(keys, self._data, strict=True):
+            if key is not None:
+                groups.setdefault(key, []).append(row)
+        return {key: Rows(self._names, data) for key, data in groups.items()}
+
     def column(self, name: str) -> ColumnValues:
         """One column's values in row order (built once: the rows never change)."""
         if name not in self._columns:

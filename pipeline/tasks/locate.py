@@ -164,12 +164,15 @@ def _by_partial(ctx: Context, rng: random.Random, table: Table, row: dict[str, A
     columns = ctx.describers(table)
     rng.shuffle(columns)
     for word in words[:3]:
-        alone = ctx.total(table, {contains: word})
+        # The rows the word matches, read once: each second attribute is counted over them rather
+        # than by another scan of the table (a tool's count still confirms the one that is kept).
+        sharing = ctx.rows(table, Where(label.name, "contains", word))
+        alone = len(sharing)
         if alone < 2:
             continue
         for c in columns:
             f = Filter.matching(c, row[c.name])
-            if f is None:
+            if f is None or int(sharing.column(c.name).mask(f).sum()) != 1:
                 continue
             args = {contains: word, **f.arguments()}
             if ctx.total(table, args) != 1:

@@ -22,7 +22,7 @@ from pipeline.runtime.task import Grounding, ToolCall
 from pipeline.runtime.verify import AnswerCheck
 from pipeline.tasks.context import Context
 from pipeline.tasks.families._common import AMOUNT_TOLERANCE, fanout_anchor, fanout_chains
-from pipeline.tasks.filters import Filter, merge
+from pipeline.tasks.filters import Filter, Rows, merge
 from pipeline.tasks.locate import named_parent
 from pipeline.tasks.model import Candidate, Skip
 from pipeline.tasks.phrasing import sentence
@@ -310,7 +310,8 @@ def _total(ctx: Context, rng: random.Random, level: int, spec: dict[str, Any]) -
             )
         )
         locate, grounding = parent.locate, parent.grounding
-    rows = [r for r in rows if r[column.name] is not None]
+    # The held rows keep their columns, so the filter picking below reads them as masks.
+    rows = rows.having(column.name) if isinstance(rows, Rows) else [r for r in rows if r[column.name] is not None]
     # A condition no report takes (a date or a threshold): the rows themselves must be read.
     coarse = frozenset(
         c.name

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -117,7 +118,7 @@ def _build(
     when: Column,
     op: TransitionTool,
     owner: Any,
-    mine: list[dict[str, Any]],
+    mine: Sequence[dict[str, Any]],
 ) -> Candidate:
     """One person's request, or :class:`Skip` where their records give no single right choice the
     shortcuts miss."""

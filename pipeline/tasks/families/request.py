@@ -126,22 +126,18 @@ def _two_ways(path: Path, paths: list[Path]) -> bool:
     )
 
 
-def _owned(ctx: Context, table: Table, path: Path) -> Mapping[Any, list[dict[str, Any]]]:
+def _owned(ctx: Context, table: Table, path: Path) -> Mapping[Any, Sequence[dict[str, Any]]]:
     """Each person's records of ``table`` (memoised: the state does not change during generation),
     as a read-only view: a copy per call cost more than the search it served in a large world."""
     key = ("request_owned", table.name, tuple(fk.name for fk in path))
     if key not in ctx.memo:
-        owner_of: dict[Any, Any] | None = None
+        rows = ctx.rows(table)
+        keys: list[Any] = rows.column(path[0].name).values
         if len(path) == 2:
-            middle = ctx.parent_of(path[0])
-            owner_of = {r["id"]: r[path[1].name] for r in ctx.rows(middle)}
-        owned: dict[Any, list[dict[str, Any]]] = {}
-        for row in ctx.rows(table):
-            ref = row[path[0].name]
-            owner = ref if owner_of is None else owner_of.get(ref)
-            if owner is not None:
-                owned.setdefault(owner, []).append(row)
-        ctx.memo[key] = owned
+            middle = ctx.rows(ctx.parent_of(path[0]))
+            owner_of = dict(zip(middle.column("id").values, middle.column(path[1].name).values, strict=True))
+            keys = [owner_of.get(ref) for ref in keys]
+        ctx.memo[key] = rows.grouped(keys)
     return MappingProxyType(ctx.memo[key])
 
 
@@ -353,7 +349,7 @@ class Subject:
     prow: dict[str, Any]
     chosen: list[dict[str, Any]]
     decisions: list[tuple[str, Rule | None]]
-    mine: list[dict[str, Any]]
+    mine: Sequence[dict[str, Any]]
     """Every record of the person in the table (the chosen ones are the latest of these)."""
 
 
