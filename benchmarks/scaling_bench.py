@@ -104,11 +104,19 @@ def child(tree: Path, rows: int, world: str) -> dict[str, Any]:
             print(f"  {name}: {out['steps'][name]}", file=sys.stderr, flush=True)
             return result
 
-        schema = step("schema", steps.schema_step, inputs)
-        populated = step("populate", steps.populate_step, inputs, schema, Path(work))
-        toolset = step("tools", steps.tools_step, schema, populated.path, inputs.clock)
-        taskset = step("tasks", steps.tasks_step, inputs, schema, toolset, populated.path)
-        bundle = step("package", steps.package_step, inputs, Path(work) / "out", schema, populated, toolset, taskset)
+        try:  # the collector's pacing the recipe runs its steps under (a tree older than it has none)
+            from pipeline.jobs.recipe import build_collection
+        except ImportError:
+            from contextlib import nullcontext as build_collection
+
+        with build_collection():
+            schema = step("schema", steps.schema_step, inputs)
+            populated = step("populate", steps.populate_step, inputs, schema, Path(work))
+            toolset = step("tools", steps.tools_step, schema, populated.path, inputs.clock)
+            taskset = step("tasks", steps.tasks_step, inputs, schema, toolset, populated.path)
+            bundle = step(
+                "package", steps.package_step, inputs, Path(work) / "out", schema, populated, toolset, taskset
+            )
         out.update(
             domain=inputs.domain,
             largest_table_rows=max(populated.rows.values()),

