@@ -39,6 +39,32 @@ def test_an_undeclared_schema_object_is_refused_on_load(bundle_copy: Path, kind:
         Environment.from_bundle(bundle_copy)
 
 
+def test_a_state_without_a_declared_index_loads_and_answers_the_same(bundle_copy: Path) -> None:
+    """A bundle built before the label indexes has none in its state while its schema.json declares
+    them: an index changes how fast a lookup runs, never what it returns, so that bundle loads."""
+    before = Environment.from_bundle(bundle_copy)
+    try:
+        before.reset(task_id=before.tasks[0].id)
+        name = before.step({"tool": "get_review", "arguments": {"id": 1}})[0]["result"]["headline"]
+        want = before.step({"tool": "list_reviews", "arguments": {"headline": name}})[0]["result"]
+    finally:
+        before.close()
+    _add(bundle_copy, "DROP INDEX ix_reviews_headline")
+    _add(bundle_copy, "DROP INDEX ix_reviews_product_id")
+    env = Environment.from_bundle(bundle_copy)
+    try:
+        env.reset(task_id=env.tasks[0].id)
+        assert env.step({"tool": "list_reviews", "arguments": {"headline": name}})[0]["result"] == want
+    finally:
+        env.close()
+
+
+def test_a_state_without_a_declared_table_is_refused(bundle_copy: Path) -> None:
+    _add(bundle_copy, "DROP TABLE reviews")
+    with pytest.raises(BundleError, match=r"table 'reviews' declared by schema\.json is missing"):
+        Environment.from_bundle(bundle_copy)
+
+
 def test_a_changed_table_definition_is_refused(bundle_copy: Path) -> None:
     """The same table name, but without the constraints the schema declares."""
     conn = sqlite3.connect(bundle_copy / "state.sqlite")
