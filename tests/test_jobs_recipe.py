@@ -167,20 +167,48 @@ def test_the_chain_is_written_only_in_the_recipe() -> None:
         assert "run_recipe(" in (ROOT / "pipeline" / "jobs" / f"{entry}.py").read_text(encoding="utf-8"), entry
 
 
-def test_the_steps_run_with_the_build_s_collector_pacing_and_the_caller_s_comes_back(tmp_path: Path) -> None:
+@pytest.fixture
+def default_collection() -> Any:
+    """Python's default collector thresholds for the test, the process's own put back after."""
+    import gc
+
+    found = gc.get_threshold()
+    gc.set_threshold(700, 10, 10)
+    yield (700, 10, 10)
+    gc.set_threshold(*found)
+
+
+def test_the_steps_run_with_the_build_s_collector_pacing_and_the_caller_s_comes_back(
+    tmp_path: Path, default_collection: tuple[int, int, int]
+) -> None:
     import gc
 
     seen: list[tuple[int, ...]] = []
-    paced = recording_steps([])
-    paced = replace(paced, tasks=lambda *args: seen.append(gc.get_threshold()) or "TASKS")
-    before = gc.get_threshold()
+    paced = replace(recording_steps([]), tasks=lambda *args: seen.append(gc.get_threshold()) or "TASKS")
     run_recipe(paced, Inputs("online_store", seed=3), tmp_path, lambda: "WORK")
-    assert seen == [recipe.BUILD_GC_THRESHOLD] != [before]
-    assert gc.get_threshold() == before
+    assert seen == [recipe.BUILD_GC_THRESHOLD]
+    assert gc.get_threshold() == default_collection
 
     def failing(*args: Any) -> Any:
         raise RuntimeError("tasks failed")
 
     with pytest.raises(RuntimeError, match="tasks failed"):
         run_recipe(replace(paced, tasks=failing), Inputs("online_store", seed=3), tmp_path, lambda: "WORK")
-    assert gc.get_threshold() == before
+    assert gc.get_threshold() == default_collection
+
+
+def test_builds_that_overlap_leave_the_thresholds_they_found_whatever_order_they_end_in(
+    default_collection: tuple[int, int, int],
+) -> None:
+    """Two builds in two threads: the first to begin ends last, and the other way round."""
+    import gc
+
+    for first_ends_first in (True, False):
+        one, two = recipe.build_collection(), recipe.build_collection()
+        one.__enter__()
+        two.__enter__()
+        assert gc.get_threshold() == recipe.BUILD_GC_THRESHOLD
+        (one if first_ends_first else two).__exit__(None, None, None)
+        assert gc.get_threshold() == recipe.BUILD_GC_THRESHOLD  # the other build still runs
+        (two if first_ends_first else one).__exit__(None, None, None)
+        assert gc.get_threshold() == default_collection

@@ -16,6 +16,7 @@ Each step is timed and reported to the active :data:`reporter` (the CLI's progre
 from __future__ import annotations
 
 import gc
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -52,17 +53,29 @@ it spent 8.7 of 122 CPU s, ten full passes of about 0.7 s each. At these thresho
 took 101 CPU s (no full pass) with the same peak RSS (1.99 GB against 2.01 GB) and the same bundle."""
 
 
+_PACING = threading.Lock()
+_paced: list[Any] = [0, None]
+"""How many builds run under :func:`build_collection` now, and the thresholds the first one found."""
+
+
 @contextmanager
 def build_collection() -> Iterator[None]:
-    """Collect young objects less often while a build runs (see :data:`BUILD_GC_THRESHOLD`), then put
-    the caller's thresholds back. The thresholds are the process's, so two builds at once overlap
-    harmlessly: only how often the collector runs changes, never what is collected."""
-    before = gc.get_threshold()
-    gc.set_threshold(*BUILD_GC_THRESHOLD)
+    """Collect young objects less often while a build runs (see :data:`BUILD_GC_THRESHOLD`); the
+    thresholds found before the first build come back when the last one ends. The thresholds are
+    the process's, so builds in several threads count in and out together: each restoring what it
+    found would leave the pacing on when two of them end in the other order than they began."""
+    with _PACING:
+        if _paced[0] == 0:
+            _paced[1] = gc.get_threshold()
+            gc.set_threshold(*BUILD_GC_THRESHOLD)
+        _paced[0] += 1
     try:
         yield
     finally:
-        gc.set_threshold(*before)
+        with _PACING:
+            _paced[0] -= 1
+            if _paced[0] == 0:
+                gc.set_threshold(*_paced[1])
 
 
 @dataclass
