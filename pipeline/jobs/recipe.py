@@ -53,9 +53,12 @@ it spent 8.7 of 122 CPU s, ten full passes of about 0.7 s each. At these thresho
 took 101 CPU s (no full pass) with the same peak RSS (1.99 GB against 2.01 GB) and the same bundle."""
 
 
-_PACING = threading.Lock()
-_paced: list[Any] = [0, None]
-"""How many builds run under :func:`build_collection` now, and the thresholds the first one found."""
+class _Pacing:
+    """How many builds run under :func:`build_collection` now, and the thresholds the first found."""
+
+    lock = threading.Lock()
+    builds = 0
+    found: tuple[int, ...] = ()
 
 
 @contextmanager
@@ -64,18 +67,18 @@ def build_collection() -> Iterator[None]:
     thresholds found before the first build come back when the last one ends. The thresholds are
     the process's, so builds in several threads count in and out together: each restoring what it
     found would leave the pacing on when two of them end in the other order than they began."""
-    with _PACING:
-        if _paced[0] == 0:
-            _paced[1] = gc.get_threshold()
+    with _Pacing.lock:
+        if _Pacing.builds == 0:
+            _Pacing.found = gc.get_threshold()
             gc.set_threshold(*BUILD_GC_THRESHOLD)
-        _paced[0] += 1
+        _Pacing.builds += 1
     try:
         yield
     finally:
-        with _PACING:
-            _paced[0] -= 1
-            if _paced[0] == 0:
-                gc.set_threshold(*_paced[1])
+        with _Pacing.lock:
+            _Pacing.builds -= 1
+            if _Pacing.builds == 0:
+                gc.set_threshold(*_Pacing.found)
 
 
 @dataclass

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -459,8 +458,8 @@ def _child_counts(ctx: Context, table: Table, fk: Column) -> list[tuple[Any, int
 
 def named_parent(
     ctx: Context, rng: random.Random, table: Table, min_children: int, max_children: int = 10**9, tries: int = MAX_TRIES
-) -> tuple[Column, Found, Sequence[dict[str, Any]]]:
-    """A parent of ``table`` rows, named by its label, with a fitting number of children."""
+) -> tuple[Column, Found, Rows]:
+    """A parent of ``table`` rows, named by its label, with a fitting number of children (held rows)."""
     fks = [fk for fk in table.foreign_keys if fk.name in ctx.filterable(table) and ctx.parent_of(fk).name != table.name]
     if not fks:
         raise Skip("domain_lacks_relation")

@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 import random
 from collections import defaultdict
-from collections.abc import Sequence
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
@@ -22,7 +21,7 @@ from pipeline.runtime.task import Grounding, ToolCall
 from pipeline.runtime.verify import AnswerCheck
 from pipeline.tasks.context import Context
 from pipeline.tasks.families._common import AMOUNT_TOLERANCE, fanout_anchor, fanout_chains
-from pipeline.tasks.filters import Filter, Rows, merge
+from pipeline.tasks.filters import Filter, merge
 from pipeline.tasks.locate import named_parent
 from pipeline.tasks.model import Candidate, Skip
 from pipeline.tasks.phrasing import sentence
@@ -300,7 +299,7 @@ def _total(ctx: Context, rng: random.Random, level: int, spec: dict[str, Any]) -
     clauses: list[str] = []
     locate: list[ToolCall] = []
     grounding: list[Grounding] = []
-    rows: Sequence[dict[str, Any]] = ctx.rows(table)
+    rows = ctx.rows(table)
     if spec.get("parent"):
         fk, parent, rows = named_parent(ctx, rng, table, 2, MAX_PAGE_SIZE)
         base = {fk.name: parent.row["id"]}
@@ -311,7 +310,7 @@ def _total(ctx: Context, rng: random.Random, level: int, spec: dict[str, Any]) -
         )
         locate, grounding = parent.locate, parent.grounding
     # The held rows keep their columns, so the filter picking below reads them as masks.
-    rows = rows.having(column.name) if isinstance(rows, Rows) else [r for r in rows if r[column.name] is not None]
+    rows = rows.having(column.name)
     # A condition no report takes (a date or a threshold): the rows themselves must be read.
     coarse = frozenset(
         c.name
